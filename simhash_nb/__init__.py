@@ -1,0 +1,1 @@
+"""simhash_nb: near-duplicate text detection with SimHash and Numba."""
