@@ -1,0 +1,4 @@
+"""Numba kernels: arrays in, arrays out. No pandas, no Python objects, no I/O.
+
+Every kernel here has a slow reference twin in ``tests/naive.py``.
+"""

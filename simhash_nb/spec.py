@@ -1,0 +1,155 @@
+"""The fingerprint spec: everything that decides a fingerprint, in one frozen object."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+FORMAT_VERSION = 1
+"""Version of the fingerprint definition. Bump it whenever a fingerprint could change."""
+
+TOKENIZERS = ("char", "word", "jieba", "sklearn", "hashes", "callable")
+WEIGHTINGS = ("tf", "binary", "tfidf", "given")
+NORMALIZERS = ("html", "nfkc", "lower", "punct", "digits", "whitespace")
+"""Normalisation steps, always applied in this order whatever order they are given in."""
+
+
+class SpecMismatchError(ValueError):
+    """Fingerprints made with different specs were compared or combined."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FingerprintSpec:
+    """Every choice that decides a fingerprint.
+
+    Two fingerprints are comparable only when their specs are equal. The spec
+    serialises to JSON (:meth:`to_json`) and travels with parquet files and saved
+    indexes.
+
+    Parameters
+    ----------
+    bits : {64, 128}
+        Fingerprint width.
+    tokenizer : str
+        ``"char"`` (character n-grams over code points), ``"word"`` (word n-grams over
+        Unicode word characters, CJK ideographs as one-character words), ``"jieba"``,
+        ``"sklearn"``, ``"hashes"`` (features the user hashed) or ``"callable"``.
+    ngram : int
+        Shingle length in code points (char) or words (word).
+    weights : str
+        ``"tf"`` (occurrence count), ``"binary"``, ``"tfidf"`` or ``"given"``.
+    normalize : tuple of str
+        Normalisation steps from :data:`NORMALIZERS`.
+    seed : int
+        Seed of the xxh64 feature hash (0 <= seed < 2**64).
+    hash : str
+        Feature hash; only ``"xxh64"``.
+    params : tuple of (str, value) pairs
+        Tokenizer-specific settings (for example a vocabulary checksum).
+    version : int
+        :data:`FORMAT_VERSION` of the library that made the fingerprints.
+
+    Examples
+    --------
+    >>> spec = FingerprintSpec(bits=64, tokenizer="word", ngram=1)
+    >>> FingerprintSpec.from_json(spec.to_json()) == spec
+    True
+    """
+
+    bits: int = 64
+    tokenizer: str = "char"
+    ngram: int = 4
+    weights: str = "tf"
+    normalize: tuple[str, ...] = ("nfkc", "lower")
+    seed: int = 0
+    hash: str = "xxh64"
+    params: tuple[tuple[str, Any], ...] = ()
+    version: int = FORMAT_VERSION
+
+    def __post_init__(self) -> None:
+        if self.bits not in (64, 128):
+            raise ValueError(f"bits must be 64 or 128, got {self.bits!r}")
+        if self.tokenizer not in TOKENIZERS:
+            raise ValueError(f"tokenizer must be one of {TOKENIZERS}, got {self.tokenizer!r}")
+        if isinstance(self.ngram, bool) or not isinstance(self.ngram, int) or self.ngram < 1:
+            raise ValueError(f"ngram must be an integer >= 1, got {self.ngram!r}")
+        if self.weights not in WEIGHTINGS:
+            raise ValueError(f"weights must be one of {WEIGHTINGS}, got {self.weights!r}")
+        if isinstance(self.normalize, str):
+            object.__setattr__(self, "normalize", (self.normalize,))
+        steps = tuple(self.normalize or ())
+        unknown = [s for s in steps if s not in NORMALIZERS]
+        if unknown:
+            raise ValueError(f"unknown normalisation steps {unknown}; choose from {NORMALIZERS}")
+        object.__setattr__(self, "normalize", tuple(s for s in NORMALIZERS if s in steps))
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise TypeError(f"seed must be an int, got {type(self.seed).__name__}")
+        if not 0 <= self.seed < 2**64:
+            raise ValueError(f"seed must be in [0, 2**64), got {self.seed}")
+        if self.hash != "xxh64":
+            raise ValueError(f"hash must be 'xxh64', got {self.hash!r}")
+        params = self.params.items() if isinstance(self.params, Mapping) else self.params
+        object.__setattr__(self, "params", tuple(sorted((str(k), v) for k, v in params)))
+
+    @property
+    def words(self) -> int:
+        """Number of uint64 words per fingerprint (1 or 2)."""
+        return self.bits // 64
+
+    def replace(self, **changes: Any) -> FingerprintSpec:
+        """Return a copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form, as stored in JSON."""
+        d = dataclasses.asdict(self)
+        d["normalize"] = list(self.normalize)
+        d["params"] = dict(self.params)
+        return d
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys): equal specs give equal strings."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes | Mapping[str, Any]) -> FingerprintSpec:
+        """Read a spec written by :meth:`to_json` (or its dict form)."""
+        d = dict(text) if isinstance(text, Mapping) else json.loads(text)
+        version = d.get("version")
+        if version != FORMAT_VERSION:
+            raise SpecMismatchError(
+                f"fingerprints were made with format version {version}, this library "
+                f"makes version {FORMAT_VERSION}; recompute them"
+            )
+        known = {f.name for f in dataclasses.fields(cls)}
+        extra = set(d) - known
+        if extra:
+            raise ValueError(f"unknown spec fields {sorted(extra)}")
+        d["normalize"] = tuple(d.get("normalize", ()))
+        d["params"] = tuple(sorted(dict(d.get("params", {})).items()))
+        return cls(**d)
+
+
+def check_compatible(a: FingerprintSpec | None, b: FingerprintSpec | None) -> None:
+    """Raise :class:`SpecMismatchError` if two known specs differ.
+
+    ``None`` stands for "unknown" and is compatible with anything.
+
+    Examples
+    --------
+    >>> check_compatible(FingerprintSpec(), FingerprintSpec())
+    >>> check_compatible(FingerprintSpec(bits=64), FingerprintSpec(bits=128))
+    Traceback (most recent call last):
+    ...
+    simhash_nb.spec.SpecMismatchError: fingerprints were made with different specs: bits: 64 != 128
+    """
+    if a is None or b is None or a == b:
+        return
+    diffs = [
+        f"{f.name}: {getattr(a, f.name)!r} != {getattr(b, f.name)!r}"
+        for f in dataclasses.fields(FingerprintSpec)
+        if getattr(a, f.name) != getattr(b, f.name)
+    ]
+    raise SpecMismatchError("fingerprints were made with different specs: " + "; ".join(diffs))
