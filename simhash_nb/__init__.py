@@ -9,6 +9,8 @@ True
 """
 
 from .config import config, reset_config
+from .features import FeatureBatch, features
+from .fingerprint import fingerprint, fingerprint_features, make_spec
 from .hamming import hamming, hamming_matrix, pairs_within
 from .pairs import Pairs
 from .spec import FingerprintSpec, SpecMismatchError, check_compatible
@@ -16,6 +18,11 @@ from .spec import FingerprintSpec, SpecMismatchError, check_compatible
 __version__ = "0.1.0"
 
 __all__ = [
+    "FeatureBatch",
+    "features",
+    "fingerprint",
+    "fingerprint_features",
+    "make_spec",
     "FingerprintSpec",
     "Pairs",
     "SpecMismatchError",

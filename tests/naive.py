@@ -37,3 +37,147 @@ def pairs_within(a, k, b=None):
                 if d <= k:
                     out.append((i, j, d))
     return sorted(out)
+
+
+# --- xxh64 ---------------------------------------------------------------------------
+
+_M64 = (1 << 64) - 1
+_P1, _P2, _P3, _P4, _P5 = (
+    11400714785074694791,
+    14029467366897019727,
+    1609587929392839161,
+    9650029242287828579,
+    2870177450012600261,
+)
+
+
+def _rotl(x, r):
+    return ((x << r) | (x >> (64 - r))) & _M64
+
+
+def _round(acc, lane):
+    acc = (acc + lane * _P2) & _M64
+    return (_rotl(acc, 31) * _P1) & _M64
+
+
+def xxh64(data: bytes, seed: int = 0) -> int:
+    """xxh64 from the specification, on Python ints."""
+    n = len(data)
+    p = 0
+    if n >= 32:
+        v = [(seed + _P1 + _P2) & _M64, (seed + _P2) & _M64, seed, (seed - _P1) & _M64]
+        while p + 32 <= n:
+            for lane in range(4):
+                lane_bytes = data[p + 8 * lane : p + 8 * lane + 8]
+                v[lane] = _round(v[lane], int.from_bytes(lane_bytes, "little"))
+            p += 32
+        h = (_rotl(v[0], 1) + _rotl(v[1], 7) + _rotl(v[2], 12) + _rotl(v[3], 18)) & _M64
+        for lane in range(4):
+            h ^= _round(0, v[lane])
+            h = (h * _P1 + _P4) & _M64
+    else:
+        h = (seed + _P5) & _M64
+    h = (h + n) & _M64
+    while p + 8 <= n:
+        h ^= _round(0, int.from_bytes(data[p : p + 8], "little"))
+        h = (_rotl(h, 27) * _P1 + _P4) & _M64
+        p += 8
+    if p + 4 <= n:
+        h ^= (int.from_bytes(data[p : p + 4], "little") * _P1) & _M64
+        h = (_rotl(h, 23) * _P2 + _P3) & _M64
+        p += 4
+    while p < n:
+        h ^= (data[p] * _P5) & _M64
+        h = (_rotl(h, 11) * _P1) & _M64
+        p += 1
+    h ^= h >> 33
+    h = (h * _P2) & _M64
+    h ^= h >> 29
+    h = (h * _P3) & _M64
+    h ^= h >> 32
+    return h
+
+
+def splitmix64(x: int) -> int:
+    z = (x + 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+# --- shingles ------------------------------------------------------------------------
+
+_CJK = [
+    (0x3040, 0x309F), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF),
+    (0x20000, 0x2FA1F), (0x30000, 0x323AF), (0x30A0, 0x30FF),
+]
+
+
+def char_class(ch: str) -> int:
+    """0 separator, 1 word character, 2 CJK ideograph or kana (Unicode 14, as shipped)."""
+    import unicodedata
+
+    cat = unicodedata.category(ch)
+    if cat[0] not in "LMN" and cat != "Pc":
+        return 0
+    cp = ord(ch)
+    return 2 if any(lo <= cp <= hi for lo, hi in _CJK) else 1
+
+
+def words(text: str) -> list[str]:
+    out, cur = [], ""
+    for ch in text:
+        c = char_class(ch)
+        if c == 1:
+            cur += ch
+            continue
+        if cur:
+            out.append(cur)
+            cur = ""
+        if c == 2:
+            out.append(ch)
+    if cur:
+        out.append(cur)
+    return out
+
+
+def shingles(text: str, tokenizer: str, n: int) -> list[str]:
+    """Features of one text, in text order, as strings."""
+    units = list(text) if tokenizer == "char" else words(text)
+    sep = "" if tokenizer == "char" else " "
+    if not units:
+        return []
+    if len(units) < n:
+        return [sep.join(units)]
+    return [sep.join(units[i : i + n]) for i in range(len(units) - n + 1)]
+
+
+def feature_hashes(text: str, tokenizer: str, n: int, seed: int = 0) -> list[int]:
+    return [xxh64(s.encode("utf-8"), seed) for s in shingles(text, tokenizer, n)]
+
+
+# --- fingerprints --------------------------------------------------------------------
+
+
+def simhash(hashes, weights=None, bits: int = 64) -> int:
+    """Bit b is 1 iff sum(+w if bit b of the feature's hash else -w) > 0."""
+    weights = [1.0] * len(hashes) if weights is None else [float(w) for w in weights]
+    fp = 0
+    for word in range(bits // 64):
+        sums = [0.0] * 64
+        for h, w in zip(hashes, weights):
+            hw = int(h) if word == 0 else splitmix64(int(h))
+            for b in range(64):
+                sums[b] += w if (hw >> b) & 1 else -w
+        for b in range(64):
+            if sums[b] > 0:
+                fp |= 1 << (64 * word + b)
+    return fp
+
+
+def fingerprint_text(text: str, tokenizer="char", n=4, bits=64, weights="tf", seed=0) -> int:
+    """Fingerprint of an already normalised text, as one int (128 bits: low word low)."""
+    hs = feature_hashes(text, tokenizer, n, seed)
+    if weights == "binary":
+        hs = sorted(set(hs))
+    return simhash(hs, None, bits)

@@ -1,0 +1,230 @@
+"""Weighted bit sums: feature hashes to SimHash fingerprints.
+
+For each feature with 64-bit hash ``h`` and weight ``w``, and each bit ``b``, the sum
+for bit ``b`` gains ``+w`` if bit ``b`` of the feature's hash is 1 and ``-w`` otherwise.
+Fingerprint bit ``b`` is 1 iff its sum is ``> 0`` (ties and empty documents give 0).
+128-bit fingerprints take bits 0..63 from ``h`` and bits 64..127 from ``splitmix64(h)``.
+
+Unit weights (term frequency, binary) use integer counts: bit ``b`` is 1 iff more
+than half of the ``m`` features have it set, exactly. Real weights sum in float64 in
+feature order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .shingles import doc_hashes, sort_unique
+from .xxh64 import splitmix64
+
+
+@njit(inline="always", cache=True)
+def _word_hash(h, word):
+    return h if word == 0 else splitmix64(h)
+
+
+_H = np.uint64(0x8080808080808080)
+_ONES = np.uint64(0x0101010101010101)
+_GATHER = np.uint64(0x0102040810204080)
+_BLOCK = 127  # byte counters hold at most this many features, so they never carry
+
+
+def spread_table() -> np.ndarray:
+    """uint64[256]: byte ``v`` spread so that bit ``j`` of ``v`` is the low bit of byte ``j``."""
+    v = np.arange(256, dtype=np.uint64)
+    out = np.zeros(256, dtype=np.uint64)
+    for j in range(8):
+        out |= ((v >> np.uint64(j)) & np.uint64(1)) << np.uint64(8 * j)
+    return out
+
+
+SPREAD = spread_table()
+
+
+
+
+@njit(inline="always", cache=True)
+def _byte_at_least(acc, t):
+    """Bit j is 1 iff byte j of ``acc`` (each <= 127) is >= t (1 <= t <= 64)."""
+    mask = ((acc | _H) - np.uint64(t) * _ONES) & _H
+    return ((mask >> np.uint64(7)) * _GATHER) >> np.uint64(56)
+
+
+@njit(cache=True, nogil=True)
+def unit_fingerprint(hashes, m, totals, words, out_row, spread):
+    """Fingerprint of ``hashes[:m]``, each with weight 1, into ``out_row`` (uint64[words]).
+
+    Bit ``b`` is 1 iff more than half of the features have it set. Counts are kept
+    eight to a uint64 (one byte per bit position) in blocks of 127 features.
+    """
+    for word in range(words):
+        totals[:] = 0
+        f = 0
+        while True:
+            stop = min(m, f + _BLOCK)
+            a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.uint64(0)
+            for g in range(f, stop):
+                h = _word_hash(hashes[g], word)
+                a0 += spread[h & np.uint64(255)]
+                a1 += spread[(h >> np.uint64(8)) & np.uint64(255)]
+                a2 += spread[(h >> np.uint64(16)) & np.uint64(255)]
+                a3 += spread[(h >> np.uint64(24)) & np.uint64(255)]
+                a4 += spread[(h >> np.uint64(32)) & np.uint64(255)]
+                a5 += spread[(h >> np.uint64(40)) & np.uint64(255)]
+                a6 += spread[(h >> np.uint64(48)) & np.uint64(255)]
+                a7 += spread[h >> np.uint64(56)]
+            if f == 0 and stop == m:  # the common short document: compare bytes directly
+                t = m // 2 + 1
+                fp = np.uint64(0)
+                if m > 0:
+                    fp = (_byte_at_least(a0, t) | (_byte_at_least(a1, t) << np.uint64(8))
+                          | (_byte_at_least(a2, t) << np.uint64(16))
+                          | (_byte_at_least(a3, t) << np.uint64(24))
+                          | (_byte_at_least(a4, t) << np.uint64(32))
+                          | (_byte_at_least(a5, t) << np.uint64(40))
+                          | (_byte_at_least(a6, t) << np.uint64(48))
+                          | (_byte_at_least(a7, t) << np.uint64(56)))
+                out_row[word] = fp
+                break
+            for j in range(8):
+                sh = np.uint64(8 * j)
+                totals[j] += (a0 >> sh) & np.uint64(255)
+                totals[8 + j] += (a1 >> sh) & np.uint64(255)
+                totals[16 + j] += (a2 >> sh) & np.uint64(255)
+                totals[24 + j] += (a3 >> sh) & np.uint64(255)
+                totals[32 + j] += (a4 >> sh) & np.uint64(255)
+                totals[40 + j] += (a5 >> sh) & np.uint64(255)
+                totals[48 + j] += (a6 >> sh) & np.uint64(255)
+                totals[56 + j] += (a7 >> sh) & np.uint64(255)
+            f = stop
+            if f >= m:
+                fp = np.uint64(0)
+                for b in range(64):
+                    if np.uint64(2) * totals[b] > np.uint64(m):
+                        fp |= np.uint64(1) << np.uint64(b)
+                out_row[word] = fp
+                break
+
+
+@njit(cache=True, nogil=True)
+def weighted_fingerprint(hashes, weights, lo, hi, acc, words, out_row):
+    """Fingerprint of features ``lo..hi-1`` with real weights, into ``out_row``.
+
+    Sums ``+w`` or ``-w`` per bit in float64, in feature order.
+    """
+    for word in range(words):
+        acc[:] = 0.0
+        for f in range(lo, hi):
+            h = _word_hash(hashes[f], word)
+            w = np.float64(weights[f])
+            for b in range(64):
+                acc[b] += w if (h >> np.uint64(b)) & np.uint64(1) else -w
+        fp = np.uint64(0)
+        for b in range(64):
+            if acc[b] > 0.0:
+                fp |= np.uint64(1) << np.uint64(b)
+        out_row[word] = fp
+
+
+@njit(cache=True)
+def _max_len(offsets, lo, hi):
+    m = 0
+    for i in range(lo, hi):
+        m = max(m, offsets[i + 1] - offsets[i])
+    return m
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def fingerprint_texts(data, offsets, chunks, mode, n, seed, classes, binary, words, spread):
+    """Fused tokenise + hash + bit sums over documents, in parallel over ``chunks``.
+
+    Returns ``(fingerprints uint64[ndocs, words], n_features int64[ndocs])``.
+    """
+    ndocs = offsets.shape[0] - 1
+    out = np.zeros((ndocs, words), dtype=np.uint64)
+    nfeat = np.zeros(ndocs, dtype=np.int64)
+    seed = np.uint64(seed)
+    for c in prange(chunks.shape[0] - 1):
+        lo = chunks[c]
+        hi = chunks[c + 1]
+        size = _max_len(offsets, lo, hi) + 1
+        hashes = np.empty(size, dtype=np.uint64)
+        wstart = np.empty(size, dtype=np.int64)
+        wend = np.empty(size, dtype=np.int64)
+        gram = np.empty(size + n, dtype=np.uint8)
+        counts = np.empty(64, dtype=np.uint64)
+        for i in range(lo, hi):
+            m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
+                           wstart, wend, gram, hashes)
+            if binary:
+                m = sort_unique(hashes, m)
+            nfeat[i] = m
+            unit_fingerprint(hashes, m, counts, words, out[i], spread)
+    return out, nfeat
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def fingerprint_csr(indptr, hashes, weights, chunks, words):
+    """Fingerprints of a CSR feature batch, in parallel over ``chunks`` of rows."""
+    ndocs = indptr.shape[0] - 1
+    out = np.zeros((ndocs, words), dtype=np.uint64)
+    for c in prange(chunks.shape[0] - 1):
+        acc = np.empty(64, dtype=np.float64)
+        for i in range(chunks[c], chunks[c + 1]):
+            weighted_fingerprint(hashes, weights, indptr[i], indptr[i + 1], acc, words, out[i])
+    return out
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def feature_counts_texts(data, offsets, chunks, mode, n, seed, classes, binary):
+    """Number of distinct features per document (first pass of :func:`features_texts`)."""
+    ndocs = offsets.shape[0] - 1
+    nfeat = np.zeros(ndocs, dtype=np.int64)
+    seed = np.uint64(seed)
+    for c in prange(chunks.shape[0] - 1):
+        lo = chunks[c]
+        hi = chunks[c + 1]
+        size = _max_len(offsets, lo, hi) + 1
+        hashes = np.empty(size, dtype=np.uint64)
+        wstart = np.empty(size, dtype=np.int64)
+        wend = np.empty(size, dtype=np.int64)
+        gram = np.empty(size + n, dtype=np.uint8)
+        for i in range(lo, hi):
+            m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
+                           wstart, wend, gram, hashes)
+            nfeat[i] = sort_unique(hashes, m)
+    return nfeat
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def features_texts(data, offsets, chunks, mode, n, seed, classes, binary, indptr):
+    """Distinct feature hashes per document (sorted) with tf (or 1) weights, as CSR."""
+    seed = np.uint64(seed)
+    nnz = indptr[-1]
+    out_h = np.empty(nnz, dtype=np.uint64)
+    out_w = np.empty(nnz, dtype=np.float64)
+    for c in prange(chunks.shape[0] - 1):
+        lo = chunks[c]
+        hi = chunks[c + 1]
+        size = _max_len(offsets, lo, hi) + 1
+        hashes = np.empty(size, dtype=np.uint64)
+        wstart = np.empty(size, dtype=np.int64)
+        wend = np.empty(size, dtype=np.int64)
+        gram = np.empty(size + n, dtype=np.uint8)
+        for i in range(lo, hi):
+            m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
+                           wstart, wend, gram, hashes)
+            if m > 1:
+                hashes[:m].sort()
+            base = indptr[i]
+            k = -1
+            for t in range(m):
+                if k >= 0 and hashes[t] == out_h[base + k]:
+                    if not binary:
+                        out_w[base + k] += 1.0
+                else:
+                    k += 1
+                    out_h[base + k] = hashes[t]
+                    out_w[base + k] = 1.0
+    return out_h, out_w

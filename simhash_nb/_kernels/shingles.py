@@ -1,0 +1,170 @@
+"""Tokenise UTF-8 text and hash its features, per document.
+
+Text arrives as Arrow-style buffers: ``data`` (uint8, valid UTF-8) and ``offsets``
+(int64, document ``i`` is ``data[offsets[i]:offsets[i + 1]]``).
+
+Features (see ``docs`` in :mod:`simhash_nb.fingerprint`):
+
+- ``MODE_CHAR``: every run of ``n`` consecutive code points; the feature's bytes are
+  the UTF-8 bytes of the run.
+- ``MODE_WORD``: words are maximal runs of word code points (class 1 in the shipped
+  table); a CJK ideograph or kana (class 2) is a word on its own; everything else
+  separates words. A feature is ``n`` consecutive words joined by one space (U+0020),
+  the way scikit-learn names n-grams.
+
+A non-empty document with fewer than ``n`` units gives one feature: all of its units.
+A document with no units gives no features.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .xxh64 import xxh64
+
+MODE_CHAR = 0
+MODE_WORD = 1
+
+
+@njit(inline="always", cache=True)
+def _next_cp_start(data, p, end):
+    """Position of the code point after the one starting at ``p``."""
+    p += 1
+    while p < end and (data[p] & 0xC0) == 0x80:
+        p += 1
+    return p
+
+
+@njit(inline="always", cache=True)
+def _decode(data, p):
+    """Code point starting at ``p`` (input is valid UTF-8)."""
+    b0 = np.int64(data[p])
+    if b0 < 0x80:
+        return b0
+    if b0 < 0xE0:
+        return ((b0 & 0x1F) << 6) | (np.int64(data[p + 1]) & 0x3F)
+    if b0 < 0xF0:
+        return ((b0 & 0x0F) << 12) | ((np.int64(data[p + 1]) & 0x3F) << 6) | (
+            np.int64(data[p + 2]) & 0x3F
+        )
+    return (
+        ((b0 & 0x07) << 18)
+        | ((np.int64(data[p + 1]) & 0x3F) << 12)
+        | ((np.int64(data[p + 2]) & 0x3F) << 6)
+        | (np.int64(data[p + 3]) & 0x3F)
+    )
+
+
+@njit(cache=True, nogil=True)
+def char_hashes(data, start, end, n, seed, out):
+    """Hashes of the character n-grams of ``data[start:end]`` into ``out``; returns the count."""
+    c = 0
+    units = 0
+    head = start
+    p = start
+    while p < end:
+        p = _next_cp_start(data, p, end)
+        units += 1
+        if units >= n:
+            out[c] = xxh64(data, head, p, seed)
+            c += 1
+            head = _next_cp_start(data, head, end)
+    if 0 < units < n:
+        out[0] = xxh64(data, start, end, seed)
+        c = 1
+    return c
+
+
+@njit(cache=True, nogil=True)
+def word_bounds(data, start, end, classes, wstart, wend):
+    """Word boundaries of ``data[start:end]`` into ``wstart``/``wend``; returns the count."""
+    nw = 0
+    in_word = False
+    p = start
+    while p < end:
+        b0 = data[p]
+        if b0 < 0x80:  # ASCII fast path
+            q = p + 1
+            cls = classes[b0]
+        else:
+            q = _next_cp_start(data, p, end)
+            cls = classes[_decode(data, p)]
+        if cls == 1:
+            if not in_word:
+                wstart[nw] = p
+                in_word = True
+        else:
+            if in_word:
+                wend[nw] = p
+                nw += 1
+                in_word = False
+            if cls == 2:
+                wstart[nw] = p
+                wend[nw] = q
+                nw += 1
+        p = q
+    if in_word:
+        wend[nw] = end
+        nw += 1
+    return nw
+
+
+@njit(cache=True, nogil=True)
+def _joined_hash(data, wstart, wend, first, last, seed, gram):
+    """xxh64 of words ``first..last-1`` joined by single spaces (built in ``gram``)."""
+    g = 0
+    for w in range(first, last):
+        if w > first:
+            gram[g] = 32
+            g += 1
+        for p in range(wstart[w], wend[w]):
+            gram[g] = data[p]
+            g += 1
+    return xxh64(gram, 0, g, seed)
+
+
+@njit(cache=True, nogil=True)
+def word_hashes(data, start, end, n, seed, classes, wstart, wend, gram, out):
+    """Hashes of the word n-grams of ``data[start:end]`` into ``out``; returns the count."""
+    nw = word_bounds(data, start, end, classes, wstart, wend)
+    if nw == 0:
+        return 0
+    if n == 1:
+        for w in range(nw):
+            out[w] = xxh64(data, wstart[w], wend[w], seed)
+        return nw
+    if nw < n:
+        out[0] = _joined_hash(data, wstart, wend, 0, nw, seed, gram)
+        return 1
+    for w in range(nw - n + 1):
+        out[w] = _joined_hash(data, wstart, wend, w, w + n, seed, gram)
+    return nw - n + 1
+
+
+@njit(cache=True, nogil=True)
+def doc_hashes(mode, data, start, end, n, seed, classes, wstart, wend, gram, out):
+    """Feature hashes of one document (occurrences, in text order); returns the count.
+
+    Scratch arrays must hold ``end - start + 1`` entries (``gram``: ``+ n``).
+    """
+    if mode == MODE_CHAR:
+        return char_hashes(data, start, end, n, seed, out)
+    return word_hashes(data, start, end, n, seed, classes, wstart, wend, gram, out)
+
+
+@njit(cache=True, nogil=True)
+def sort_unique(values, m):
+    """Sort ``values[:m]`` in place and move the distinct values to the front.
+
+    Returns the number of distinct values; ``counts[:k]`` is not computed here.
+    """
+    if m <= 1:
+        return m
+    values[:m].sort()
+    k = 1
+    for t in range(1, m):
+        if values[t] != values[k - 1]:
+            values[k] = values[t]
+            k += 1
+    return k

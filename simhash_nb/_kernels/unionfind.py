@@ -1,0 +1,50 @@
+"""Union-find (disjoint sets) over pair lists.
+
+The root of every set is its smallest element (a union links the larger root under
+the smaller), so a component's label is deterministic: its smallest row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, inline="always")
+def _find(parent, x):
+    # path halving
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@njit(cache=True, nogil=True)
+def components(n, i, j):
+    """Label of each of ``n`` elements = smallest element of its connected component,
+    for the edges ``(i[e], j[e])``."""
+    parent = np.arange(n, dtype=np.int64)
+    for e in range(i.shape[0]):
+        a = _find(parent, i[e])
+        b = _find(parent, j[e])
+        if a < b:
+            parent[b] = a
+        elif b < a:
+            parent[a] = b
+    # parents point to smaller elements, so one forward pass resolves every root
+    for x in range(n):
+        parent[x] = parent[parent[x]]
+    return parent
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def last_of_component(labels):
+    """``keep[x]`` is True for the largest element of each component."""
+    n = labels.shape[0]
+    last = np.full(n, -1, dtype=np.int64)
+    for x in range(n):
+        last[labels[x]] = x
+    keep = np.zeros(n, dtype=np.bool_)
+    for x in prange(n):
+        keep[x] = last[labels[x]] == x
+    return keep

@@ -1,0 +1,49 @@
+"""Thread settings and work partitioning for the parallel kernels."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import numba
+import numpy as np
+
+from .config import config
+
+
+@contextlib.contextmanager
+def threads(n_jobs: int | None) -> Iterator[int]:
+    """Run Numba kernels with ``n_jobs`` threads (``None`` or -1: all; -2: all but one)."""
+    available = numba.config.NUMBA_NUM_THREADS
+    if n_jobs is None:
+        n = numba.get_num_threads()
+    else:
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+            raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
+        n = int(n_jobs) if n_jobs > 0 else available + 1 + int(n_jobs)
+        n = max(1, min(n, available))
+    previous = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        yield n
+    finally:
+        numba.set_num_threads(previous)
+
+
+def balanced_chunks(offsets: np.ndarray, n_threads: int | None = None) -> np.ndarray:
+    """Boundaries splitting items into chunks of about equal size.
+
+    ``offsets`` is an int64 prefix array (``offsets[i + 1] - offsets[i]`` is item ``i``'s
+    size); each item also counts as one unit so runs of empty items are split too.
+    Returns int64 boundaries ``0 = c[0] < c[1] < ... < c[-1] = n``.
+    """
+    n = offsets.shape[0] - 1
+    if n <= 0:
+        return np.zeros(1, dtype=np.int64)
+    nt = numba.get_num_threads() if n_threads is None else n_threads
+    n_chunks = max(1, min(n, nt * config["chunks_per_thread"]))
+    cost = (offsets - offsets[0]) + np.arange(n + 1)
+    targets = np.linspace(0, cost[-1], n_chunks + 1)
+    bounds = np.searchsorted(cost, targets, side="left")
+    bounds[0], bounds[-1] = 0, n
+    return np.unique(bounds).astype(np.int64)

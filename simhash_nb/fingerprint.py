@@ -1,0 +1,205 @@
+"""Fingerprints: texts or features to 64- or 128-bit SimHash fingerprints.
+
+Definition (format version 1)
+-----------------------------
+1. Text is normalised with pyarrow (default NFKC, then lowercase).
+2. Features are character n-grams over code points or word n-grams (words joined by
+   one space), see :mod:`simhash_nb._kernels.shingles`.
+3. A feature's hash is ``xxh64(utf8_bytes, seed)``. For 128 bits its second word of
+   hash bits is ``splitmix64(hash)``.
+4. Bit ``b`` of the fingerprint is 1 iff the weighted sum over features of ``+w`` (bit
+   ``b`` of the feature hash set) or ``-w`` (not set) is ``> 0``. Ties, and documents
+   with no features (empty, or no word characters), give 0 bits.
+5. 64-bit fingerprints are ``uint64[n]``; 128-bit are ``uint64[n, 2]``, low word first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels import bitsums as _bk
+from ._parallel import balanced_chunks, threads
+from ._text import text_buffers
+from ._unicode import word_classes
+from .features import _MODES, FeatureBatch
+from .spec import FingerprintSpec
+
+__all__ = ["fingerprint", "fingerprint_features", "make_spec"]
+
+DEFAULT_NGRAM = {"char": 4, "word": 1}
+
+
+def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec:
+    """A :class:`FingerprintSpec` from a spec or from keyword options (not both).
+
+    Options left as ``None`` take their defaults; ``ngram`` defaults by tokenizer
+    (char: 4, word: 1).
+
+    Examples
+    --------
+    >>> make_spec(tokenizer="word").ngram
+    1
+    """
+    given = {k: v for k, v in options.items() if v is not None}
+    if spec is not None:
+        if not isinstance(spec, FingerprintSpec):
+            raise TypeError(f"spec must be a FingerprintSpec, got {type(spec).__name__}")
+        if given:
+            raise ValueError(f"pass either spec= or options, not both (got {sorted(given)})")
+        return spec
+    if "normalize" in given and isinstance(given["normalize"], str):
+        given["normalize"] = (given["normalize"],)
+    tokenizer = given.get("tokenizer", "char")
+    given.setdefault("ngram", DEFAULT_NGRAM.get(tokenizer, 1))
+    return FingerprintSpec(**given)
+
+
+def _fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None):
+    """Fingerprints, feature counts and validity of each text (missing texts: 0)."""
+    if spec.tokenizer not in _MODES:
+        from .features import features as _features
+
+        fb = _features(texts, spec=spec, n_jobs=n_jobs)
+        fps = fingerprint_features(fb, bits=spec.bits, n_jobs=n_jobs)
+        return fps, fb.n_features, np.ones(len(fb), dtype=bool)
+    with threads(n_jobs) as n_threads:
+        buf = text_buffers(texts, spec.normalize, n_threads)
+        chunks = balanced_chunks(buf.offsets)
+        out, nfeat = _bk.fingerprint_texts(
+            buf.data, buf.offsets, chunks, _MODES[spec.tokenizer], spec.ngram,
+            np.uint64(spec.seed), word_classes(), spec.weights == "binary", spec.words,
+            _bk.SPREAD,
+        )
+    if not buf.valid.all():
+        out[~buf.valid] = 0
+        nfeat[~buf.valid] = 0
+    fps = out[:, 0] if spec.bits == 64 else out
+    return fps, nfeat, buf.valid
+
+
+def fingerprint(
+    texts,
+    *,
+    bits: int | None = None,
+    tokenizer: str | None = None,
+    ngram: int | None = None,
+    weights: str | None = None,
+    normalize=None,
+    seed: int | None = None,
+    spec: FingerprintSpec | None = None,
+    missing: str = "raise",
+    n_jobs: int | None = None,
+) -> np.ndarray:
+    """SimHash fingerprints of a batch of texts.
+
+    Tokenising, hashing and bit sums run in one parallel Numba kernel over the UTF-8
+    bytes of all texts; there is no Python loop per document.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        A list, numpy array, pandas Series (object, ``string`` or Arrow-backed) or
+        pyarrow array. Byte strings must be valid UTF-8.
+    bits : {64, 128}, default 64
+    tokenizer : {"char", "word"}, default "char"
+        Character n-grams over code points, or word n-grams over Unicode word
+        characters (each CJK ideograph or kana is a word).
+    ngram : int, default 4 for "char", 1 for "word"
+    weights : {"tf", "binary"}, default "tf"
+        Count every occurrence of a feature, or each distinct feature once.
+    normalize : tuple of str, default ("nfkc", "lower")
+        Steps among ``"html"``, ``"nfkc"``, ``"lower"``, ``"punct"``, ``"digits"``,
+        ``"whitespace"``, applied in that order; ``()`` for none.
+    seed : int, default 0
+        Seed of the xxh64 feature hash.
+    spec : FingerprintSpec, optional
+        All of the above in one object (then leave them unset).
+    missing : {"raise", "zero"}, default "raise"
+        What a missing text (None, NaN, pd.NA) gets: an error naming its position, or
+        the fingerprint 0.
+    n_jobs : int, optional
+        Threads (default: Numba's setting, all cores).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``uint64[n]`` for 64 bits, ``uint64[n, 2]`` (low word first) for 128 bits.
+
+    See Also
+    --------
+    features, fingerprint_features, FingerprintSpec
+
+    Notes
+    -----
+    Charikar (2002), "Similarity estimation techniques from rounding algorithms".
+    Fingerprint bit ``b`` is 1 iff the weighted sum for bit ``b`` is ``> 0``; empty
+    texts get 0. Fingerprints are the same on every machine and in every process.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> fps = sh.fingerprint(["Hello, world!", "hello world", "goodbye"], tokenizer="word")
+    >>> int(sh.hamming(fps[0], fps[1]))
+    0
+    >>> sh.fingerprint(["abc"], bits=128).shape
+    (1, 2)
+    """
+    spec = make_spec(spec, bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
+                     normalize=normalize, seed=seed)
+    if missing not in ("raise", "zero"):
+        raise ValueError(f"missing must be 'raise' or 'zero', got {missing!r}")
+    fps, _, valid = _fingerprint_texts(texts, spec, n_jobs)
+    if missing == "raise" and not valid.all():
+        pos = int(np.flatnonzero(~valid)[0])
+        raise ValueError(
+            f"texts[{pos}] is missing (None/NaN/NA); drop missing texts or pass "
+            "missing='zero' to give them the fingerprint 0"
+        )
+    return fps
+
+
+def fingerprint_features(features, bits: int = 64, *, n_jobs: int | None = None) -> np.ndarray:
+    """SimHash fingerprints of features you already have.
+
+    Parameters
+    ----------
+    features : FeatureBatch or sequence of hash arrays or of (hashes, weights) pairs
+        One uint64 hash per feature; weights default to 1 and must be finite, >= 0.
+    bits : {64, 128}, default 64
+    n_jobs : int, optional
+
+    Returns
+    -------
+    numpy.ndarray
+        ``uint64[n]`` or ``uint64[n, 2]``.
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> h = np.array([0b0111, 0b0011, 0b1000], dtype=np.uint64)
+    >>> int(sh.fingerprint_features([h])[0])
+    3
+    >>> int(sh.fingerprint_features([(h, [1.0, 1.0, 5.0])])[0])
+    8
+    """
+    if bits not in (64, 128):
+        raise ValueError(f"bits must be 64 or 128, got {bits!r}")
+    fb = _as_feature_batch(features)
+    with threads(n_jobs):
+        chunks = balanced_chunks(fb.indptr)
+        out = _bk.fingerprint_csr(fb.indptr, fb.hashes, fb.weights, chunks, bits // 64)
+    return out[:, 0] if bits == 64 else out
+
+
+def _as_feature_batch(features) -> FeatureBatch:
+    if isinstance(features, FeatureBatch):
+        return features.validated()
+    if isinstance(features, (str, bytes)) or not hasattr(features, "__len__"):
+        raise TypeError(
+            "features must be a FeatureBatch or a sequence of per-document hash arrays "
+            "(or (hashes, weights) pairs)"
+        )
+    items = list(features)
+    if items and all(isinstance(x, tuple) and len(x) == 2 for x in items):
+        return FeatureBatch.from_lists([x[0] for x in items], [x[1] for x in items])
+    return FeatureBatch.from_lists(items)

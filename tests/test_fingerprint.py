@@ -1,0 +1,251 @@
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import simhash_nb as sh
+from tests import naive
+from tests.conftest import fp_ints
+
+# Letters, digits, punctuation, spaces, CJK, kana, combining marks, emoji, 4-byte CJK.
+ALPHABET = list("abcXYZ019 ,.!-_\t\n") + list("中国人民的é")
+ALPHABET += ["\u0301", "\u3042", "😀", "\U00020000"]
+texts_st = st.lists(st.text(alphabet=ALPHABET, max_size=60), min_size=0, max_size=12)
+
+
+def _naive_fps(texts, tokenizer, n, bits, weights):
+    return [naive.fingerprint_text(t, tokenizer, n, bits, weights) for t in texts]
+
+
+@pytest.mark.parametrize("tokenizer", ["char", "word"])
+@pytest.mark.parametrize("bits", [64, 128])
+@pytest.mark.parametrize("weights", ["tf", "binary"])
+@given(texts=texts_st, n=st.integers(1, 5))
+def test_matches_reference(texts, n, tokenizer, bits, weights):
+    fps = sh.fingerprint(texts, tokenizer=tokenizer, ngram=n, bits=bits, weights=weights,
+                         normalize=())
+    assert fp_ints(fps) == _naive_fps(texts, tokenizer, n, bits, weights)
+    fb = sh.features(texts, tokenizer=tokenizer, ngram=n, weights=weights, normalize=())
+    assert fp_ints(sh.fingerprint_features(fb, bits=bits)) == fp_ints(fps)
+
+
+@given(texts=texts_st, n=st.integers(1, 4), tokenizer=st.sampled_from(["char", "word"]))
+def test_features_are_the_distinct_shingle_hashes_with_counts(texts, n, tokenizer):
+    fb = sh.features(texts, tokenizer=tokenizer, ngram=n, normalize=())
+    for i, t in enumerate(texts):
+        hs = naive.feature_hashes(t, tokenizer, n)
+        lo, hi = fb.indptr[i], fb.indptr[i + 1]
+        want = sorted((h, float(hs.count(h))) for h in set(hs))
+        got = list(zip(fb.hashes[lo:hi].tolist(), fb.weights[lo:hi].tolist(), strict=True))
+        assert got == want
+
+
+@given(st.lists(st.tuples(st.lists(st.integers(0, 2**64 - 1), max_size=20),
+                          st.floats(0, 1e6)), max_size=8),
+       st.sampled_from([64, 128]))
+def test_weighted_features_match_reference(docs, bits):
+    rng = np.random.default_rng(len(docs))
+    hashes = [np.array(h, dtype=np.uint64) for h, _ in docs]
+    weights = [rng.random(len(h)) * scale for h, scale in docs]
+    fps = sh.fingerprint_features(list(zip(hashes, weights, strict=True)), bits=bits)
+    assert fp_ints(fps) == [naive.simhash(h.tolist(), w.tolist(), bits)
+                            for h, w in zip(hashes, weights, strict=True)]
+
+
+def test_long_documents_take_the_block_path():
+    # > 127 features: the byte counters are flushed into wide totals
+    rng = np.random.default_rng(3)
+    for m in (126, 127, 128, 254, 255, 1000, 5000):
+        h = rng.integers(0, 2**64 - 1, m, dtype=np.uint64, endpoint=True)
+        text_fp = sh.fingerprint_features([h], bits=128)
+        assert fp_ints(text_fp) == [naive.simhash(h.tolist(), None, 128)]
+    text = " ".join(f"w{i % 300}" for i in range(3000))
+    assert fp_ints(sh.fingerprint([text], tokenizer="word", normalize=())) == [
+        naive.fingerprint_text(text, "word", 1)
+    ]
+
+
+# Pinned values: these must never change within FORMAT_VERSION 1.
+GOLDEN = [
+    ("The quick brown fox jumps over the lazy dog.", {}),
+    ("The quick brown fox jumps over the lazy dog.", {"tokenizer": "word"}),
+    ("The quick brown fox jumps over the lazy dog.", {"tokenizer": "word", "ngram": 3}),
+    ("中华人民共和国成立了", {"tokenizer": "word", "ngram": 2}),
+    ("Ｈｅｌｌｏ　Ｗｏｒｌｄ", {"tokenizer": "char", "ngram": 3}),
+    ("simhash", {"bits": 128, "seed": 42}),
+]
+
+
+def test_golden_fingerprints():
+    got = [fp_ints(sh.fingerprint([t], **kw))[0] for t, kw in GOLDEN]
+    assert got == PINNED
+
+
+PINNED = [
+    418565937545014706,
+    6429736338967749806,
+    4174202982523779191,
+    10782020948152097844,
+    14879046190107959586,
+    48030696880953776898338537672659755792,
+]
+
+
+def test_same_fingerprints_in_processes_with_other_hash_seeds():
+    code = (
+        "import simhash_nb as sh;"
+        "print(sh.fingerprint(['near duplicate text', '重复的文本'], tokenizer='word').tolist())"
+    )
+    outs = set()
+    for seed in ("0", "123", "random"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True).stdout
+        outs.add(out)
+    assert len(outs) == 1
+
+
+# --- inputs ---------------------------------------------------------------------------
+
+TEXTS = ["Near-duplicate detection", "near duplicate detection!", "", "中文 text", "x"]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        list,
+        tuple,
+        lambda t: np.array(t, dtype=object),
+        lambda t: np.array(t),
+        lambda t: pd.Series(t, dtype=object),
+        lambda t: pd.Series(t, dtype="string"),
+        lambda t: pd.Series(t, dtype="string[pyarrow]"),
+        lambda t: pd.Series(t, index=list("abcde"), dtype="str"),
+        pa.array,
+        lambda t: pa.chunked_array([t[:2], t[2:]]),
+        lambda t: pa.array(t, pa.string_view()),
+        lambda t: pa.array(t).dictionary_encode(),
+        lambda t: [s.encode() for s in t],
+        lambda t: iter(t),
+    ],
+)
+def test_every_input_container_gives_the_same_fingerprints(make):
+    want = sh.fingerprint(list(TEXTS))
+    np.testing.assert_array_equal(sh.fingerprint(make(TEXTS)), want)
+
+
+def test_sliced_arrow_array_with_offset():
+    arr = pa.array(["zero", "one", "two", "three"])
+    np.testing.assert_array_equal(sh.fingerprint(arr.slice(1, 2)), sh.fingerprint(["one", "two"]))
+
+
+def test_empty_batch_and_empty_texts():
+    assert sh.fingerprint([]).shape == (0,)
+    assert sh.fingerprint([], bits=128).shape == (0, 2)
+    fps = sh.fingerprint(["", "   ", "!!!"], tokenizer="word")
+    assert fps.tolist() == [0, 0, 0]  # no features: fingerprint 0, not a shared non-zero value
+
+
+def test_short_texts_still_get_a_full_fingerprint():
+    fps = sh.fingerprint(["a", "ab", "abc"], ngram=4)
+    assert len(set(fps.tolist())) == 3 and 0 not in fps.tolist()
+    assert sh.fingerprint(["hello"], tokenizer="word", ngram=3)[0] != 0
+
+
+def test_normalisation_nfkc_and_lowercase():
+    a, b = sh.fingerprint(["ＨＥＬＬＯ　Ｗｏｒｌｄ", "hello world"])
+    assert a == b
+    a, b = sh.fingerprint(["ＨＥＬＬＯ", "hello"], normalize=())
+    assert a != b
+
+
+def test_similar_texts_are_closer_than_unrelated_ones():
+    fps = sh.fingerprint([
+        "the quick brown fox jumps over the lazy dog near the river bank today",
+        "the quick brown fox jumped over the lazy dog near the river bank today",
+        "completely unrelated sentence about stock markets and interest rates",
+    ])
+    assert sh.hamming(fps[0], fps[1]) < sh.hamming(fps[0], fps[2])
+
+
+def test_huge_document():
+    big = ("lorem ipsum dolor sit amet " * 400_000)  # ~10.8 MB
+    fps = sh.fingerprint([big, "x"], tokenizer="word")
+    # tf weights over a repeated text: the same proportions as one copy
+    assert fps[0] == sh.fingerprint(["lorem ipsum dolor sit amet"], tokenizer="word")[0] != 0
+    one = sh.fingerprint(["lorem ipsum dolor sit amet"], tokenizer="word", weights="binary")[0]
+    assert sh.fingerprint([big], tokenizer="word", weights="binary")[0] == one
+
+
+def test_n_jobs_does_not_change_results():
+    texts = [f"document number {i} with some words" for i in range(3000)]
+    np.testing.assert_array_equal(sh.fingerprint(texts, n_jobs=1), sh.fingerprint(texts, n_jobs=-1))
+
+
+# --- bad input ------------------------------------------------------------------------
+
+
+def test_missing_values_raise_with_position_or_become_zero():
+    with pytest.raises(ValueError, match=r"texts\[1\] is missing"):
+        sh.fingerprint(["a", None, "b"])
+    with pytest.raises(ValueError, match=r"texts\[2\] is missing"):
+        sh.fingerprint(pd.Series(["a", "b", np.nan]))
+    fps = sh.fingerprint(["a", None, float("nan"), pd.NA], missing="zero")
+    assert fps[1:].tolist() == [0, 0, 0] and fps[0] != 0
+    with pytest.raises(ValueError, match="missing must be"):
+        sh.fingerprint(["a"], missing="drop")
+
+
+@pytest.mark.parametrize(
+    "bad, pos", [(["a", 3, "b"], 1), (["a", "b", 2.5], 2), ([b"ok", "x", ["l"]], 2)]
+)
+def test_non_strings_are_refused_with_position(bad, pos):
+    with pytest.raises(TypeError, match=rf"texts\[{pos}\]"):
+        sh.fingerprint(bad)
+
+
+def test_invalid_utf8_is_refused_with_position():
+    with pytest.raises(ValueError, match=r"texts\[1\] is not valid UTF-8"):
+        sh.fingerprint([b"fine", b"\xff\xfe bad", b"ok"])
+
+
+def test_single_string_is_refused():
+    with pytest.raises(TypeError, match="single string"):
+        sh.fingerprint("just one text")
+
+
+@pytest.mark.parametrize("kwargs", [{"bits": 32}, {"ngram": 0}, {"tokenizer": "nope"},
+                                    {"weights": "idf"}, {"normalize": ("casefold",)}])
+def test_bad_options(kwargs):
+    with pytest.raises(ValueError):
+        sh.fingerprint(["text"], **kwargs)
+
+
+def test_bad_features():
+    with pytest.raises(ValueError, match="finite"):
+        sh.fingerprint_features([(np.array([1], np.uint64), [np.nan])])
+    with pytest.raises(ValueError, match="finite"):
+        sh.fingerprint_features([(np.array([1, 2], np.uint64), [1.0, -1.0])])
+    with pytest.raises(ValueError, match="2 hashes but 1 weights"):
+        sh.fingerprint_features([(np.array([1, 2], np.uint64), [1.0])])
+    with pytest.raises(ValueError, match="non-negative"):
+        sh.fingerprint_features([np.array([-1, 2])])
+    with pytest.raises(TypeError, match="unsigned"):
+        sh.fingerprint_features([np.array([1.5])])
+    bad = sh.FeatureBatch(np.array([0, 3]), np.zeros(2, np.uint64), np.ones(2))
+    with pytest.raises(ValueError, match="indptr"):
+        sh.fingerprint_features(bad)
+    with pytest.raises(TypeError, match="hashes must be uint64"):
+        sh.fingerprint_features(
+            sh.FeatureBatch(np.array([0, 1]), np.zeros(1, np.int64), np.ones(1))
+        )
+    with pytest.raises(ValueError, match="bits"):
+        sh.fingerprint_features([np.array([1], np.uint64)], bits=96)
+    with pytest.raises(TypeError):
+        sh.fingerprint_features("abc")
