@@ -48,22 +48,39 @@ TASKS = ("fingerprint-words", "fingerprint-char4", "search", "index")
 # installed in the venv itself); ``attr`` must exist on the imported module.
 PEERS = {
     "gaoya": dict(
-        dist="gaoya", pin="0.2.2", lib=None, module="gaoya", attr="simhash",
-        kind="Rust (pyo3 + rayon, multi-threaded)", key="gaoya",
+        dist="gaoya",
+        pin="0.2.2",
+        lib=None,
+        module="gaoya",
+        attr="simhash",
+        kind="Rust (pyo3 + rayon, multi-threaded)",
+        key="gaoya",
     ),
     "python-simhash": dict(
-        dist="python-simhash", pin="0.1.0", lib="python_simhash", module="simhash",
-        attr="simhash_parallel", kind="Rust (pyo3 + rayon)",
+        dist="python-simhash",
+        pin="0.1.0",
+        lib="python_simhash",
+        module="simhash",
+        attr="simhash_parallel",
+        kind="Rust (pyo3 + rayon)",
         key="python_simhash",
     ),
     "simhash-pybind": dict(
-        dist="simhash-pybind", pin="0.0.3", lib="simhash_pybind", module="simhash",
-        attr="find_all", kind="C++ (pybind11 port of seomoz/simhash-py, single-threaded)",
+        dist="simhash-pybind",
+        pin="0.0.3",
+        lib="simhash_pybind",
+        module="simhash",
+        attr="find_all",
+        kind="C++ (pybind11 port of seomoz/simhash-py, single-threaded)",
         key="simhash_pybind",
     ),
     "simhash": dict(
-        dist="simhash", pin="2.1.2", lib="simhash_pure", module="simhash",
-        attr="SimhashIndex", kind="pure Python + numpy (1e0n/simhash), single-threaded",
+        dist="simhash",
+        pin="2.1.2",
+        lib="simhash_pure",
+        module="simhash",
+        attr="SimhashIndex",
+        kind="pure Python + numpy (1e0n/simhash), single-threaded",
         key="simhash_pure",
     ),
 }
@@ -108,7 +125,9 @@ def load_fingerprints(path: str, n: int | None):
     if a.ndim == 2 and a.shape[1] == 1:
         a = a[:, 0]
     if a.ndim != 1:
-        raise SystemExit(f"{path}: expected a 1-D array of 64-bit fingerprints, got shape {a.shape}")
+        raise SystemExit(
+            f"{path}: expected a 1-D array of 64-bit fingerprints, got shape {a.shape}"
+        )
     if a.dtype.itemsize != 8 or a.dtype.kind not in "iu":
         raise SystemExit(f"{path}: expected uint64 fingerprints, got {a.dtype}")
     a = a.view(np.uint64)
@@ -189,16 +208,20 @@ def fp_gaoya(texts, mode, a):
     C = gaoya_index_class()
     if mode == "words":
         idx = C(6, 3, "word", True, None)
-        path = ("Rust, all in the timed call: Unicode lowercase, split on ASCII whitespace+ASCII "
-                "punctuation (non-ASCII punctuation stays inside tokens; CJK runs are one token), "
-                "SipHash-2-4 per token, bit counts; rayon-parallel over docs. Includes converting "
-                "the Python list of str in and the list of int out.")
+        path = (
+            "Rust, all in the timed call: Unicode lowercase, split on ASCII whitespace+ASCII "
+            "punctuation (non-ASCII punctuation stays inside tokens; CJK runs are one token), "
+            "SipHash-2-4 per token, bit counts; rayon-parallel over docs. Includes converting "
+            "the Python list of str in and the list of int out."
+        )
         ctor = "SimHash64StringIntIndex(num_blocks=6, max_distance=3, analyzer='word', lowercase=True, ngram_range=None)"
     else:
         idx = C(6, 3, "char", True, (4, 4))
-        path = ("Rust, all in the timed call: Unicode lowercase, character 4-gram shingles of the "
-                "raw lowercased text (whitespace and punctuation kept), SipHash-2-4, bit counts; "
-                "rayon-parallel over docs.")
+        path = (
+            "Rust, all in the timed call: Unicode lowercase, character 4-gram shingles of the "
+            "raw lowercased text (whitespace and punctuation kept), SipHash-2-4, bit counts; "
+            "rayon-parallel over docs."
+        )
         ctor = "SimHash64StringIntIndex(6, 3, analyzer='char', lowercase=True, ngram_range=(4, 4))"
     idx.par_bulk_doc2signatures(texts[:200])  # warm-up (thread pool)
     med, times, fps = timed(lambda: idx.par_bulk_doc2signatures(texts), a.repeats)
@@ -206,9 +229,14 @@ def fp_gaoya(texts, mode, a):
     e2e = throughput(med, len(texts), nb)
     return dict(
         api=f"gaoya.gaoya.simhash.{ctor}.par_bulk_doc2signatures(texts)",
-        timed_path=path, threads=rayon_threads(),
-        n_docs=len(texts), bytes=nb, times_s=times, **e2e,
-        core=None, core_note="same as e2e: the call takes raw texts",
+        timed_path=path,
+        threads=rayon_threads(),
+        n_docs=len(texts),
+        bytes=nb,
+        times_s=times,
+        **e2e,
+        core=None,
+        core_note="same as e2e: the call takes raw texts",
         sample_fp=int(fps[0]) if fps else None,
     )
 
@@ -223,15 +251,23 @@ def fp_python_simhash(texts, mode, a):
     nb = utf8_len(texts)
     core_med, core_times, fps = timed(lambda: ps.simhash_parallel(feats, hasher), a.repeats)
     e2e_med, e2e_times, _ = timed(lambda: ps.simhash_parallel(feats_of(texts), hasher), a.repeats)
-    feat_desc = ("re.findall(r'\\w+', text.lower())" if mode == "words"
-                 else "[s[i:i+4] for i in range(len(s)-3)] with s = text.lower() (whitespace/punct kept)")
+    feat_desc = (
+        "re.findall(r'\\w+', text.lower())"
+        if mode == "words"
+        else "[s[i:i+4] for i in range(len(s)-3)] with s = text.lower() (whitespace/punct kept)"
+    )
     return dict(
         api=f"simhash.simhash_parallel(list_of_feature_lists, hasher='{hasher}')  [python-simhash]",
-        timed_path=(f"e2e: Python builds features ({feat_desc}) + Rust hashes (xxh3) each feature "
-                    f"and folds bits. core: only simhash_parallel over the prebuilt Python lists "
-                    f"(includes list->Rust conversion)."),
-        threads=rayon_threads(), n_docs=len(texts), bytes=nb,
-        times_s=e2e_times, **throughput(e2e_med, len(texts), nb),
+        timed_path=(
+            f"e2e: Python builds features ({feat_desc}) + Rust hashes (xxh3) each feature "
+            f"and folds bits. core: only simhash_parallel over the prebuilt Python lists "
+            f"(includes list->Rust conversion)."
+        ),
+        threads=rayon_threads(),
+        n_docs=len(texts),
+        bytes=nb,
+        times_s=e2e_times,
+        **throughput(e2e_med, len(texts), nb),
         core=dict(times_s=core_times, **throughput(core_med, len(texts), nb)),
         sample_fp=int(fps[0]) if fps else None,
     )
@@ -261,20 +297,32 @@ def fp_simhash_pybind(texts, mode, a):
         return [compute([uh(f.encode("utf-8")) for f in fl]) for fl in feats_of(sub)]
 
     md5_med, md5_times, _ = timed(e2e_md5, min(a.repeats, 3))
-    feat_desc = ("re.findall(r'\\w+', text.lower())" if mode == "words"
-                 else "char 4-grams of text.lower() (whitespace/punct kept)")
+    feat_desc = (
+        "re.findall(r'\\w+', text.lower())"
+        if mode == "words"
+        else "char 4-grams of text.lower() (whitespace/punct kept)"
+    )
     return dict(
         api="simhash._simhash.compute(list_of_uint64)  [simhash-pybind], one call per doc",
-        timed_path=(f"core: compute() over pre-hashed features (features = {feat_desc}, hashed "
-                    f"untimed with Python hash() & 2**64-1); includes list->std::vector conversion. "
-                    f"e2e: tokenise + hash() + compute(), all timed (fastest Python glue; the "
-                    f"library has no tokenizer). e2e_md5: same with the library's unsigned_hash "
-                    f"(MD5) helper, on the first {len(sub)} docs."),
-        threads=1, n_docs=len(texts), bytes=nb,
-        times_s=e2e_times, **throughput(e2e_med, len(texts), nb),
+        timed_path=(
+            f"core: compute() over pre-hashed features (features = {feat_desc}, hashed "
+            f"untimed with Python hash() & 2**64-1); includes list->std::vector conversion. "
+            f"e2e: tokenise + hash() + compute(), all timed (fastest Python glue; the "
+            f"library has no tokenizer). e2e_md5: same with the library's unsigned_hash "
+            f"(MD5) helper, on the first {len(sub)} docs."
+        ),
+        threads=1,
+        n_docs=len(texts),
+        bytes=nb,
+        times_s=e2e_times,
+        **throughput(e2e_med, len(texts), nb),
         core=dict(times_s=core_times, **throughput(core_med, len(texts), nb)),
-        e2e_md5=dict(n_docs=len(sub), bytes=utf8_len(sub), times_s=md5_times,
-                     **throughput(md5_med, len(sub), utf8_len(sub))),
+        e2e_md5=dict(
+            n_docs=len(sub),
+            bytes=utf8_len(sub),
+            times_s=md5_times,
+            **throughput(md5_med, len(sub), utf8_len(sub)),
+        ),
         sample_fp=int(fps[0]) if fps else None,
     )
 
@@ -292,27 +340,41 @@ def fp_simhash_pure(texts, mode, a):
         toks = words_of(sub)
         core_med, core_times, fps = timed(lambda: [Simhash(t).value for t in toks], reps)
         e2e_med, e2e_times, _ = timed(lambda: [Simhash(t).value for t in words_of(sub)], reps)
-        path = ("e2e: re.findall(r'\\w+', text.lower()) + Simhash(tokens) (each token weight 1 per "
-                "occurrence, MD5 per token, numpy bit sums). core: Simhash(tokens) on pre-tokenised "
-                "lists.")
+        path = (
+            "e2e: re.findall(r'\\w+', text.lower()) + Simhash(tokens) (each token weight 1 per "
+            "occurrence, MD5 per token, numpy bit sums). core: Simhash(tokens) on pre-tokenised "
+            "lists."
+        )
         api = "simhash.Simhash(list_of_tokens).value  [simhash 2.1.2]"
         core = dict(times_s=core_times, **throughput(core_med, len(sub), nb))
     else:
         e2e_med, e2e_times, fps = timed(lambda: [Simhash(t).value for t in sub], reps)
-        path = ("Simhash(text): the library's own default features: text.lower(), keep only "
-                "characters matching [\\w\\u4e00-\\u9fcc] (whitespace and punctuation are DROPPED "
-                "and the rest concatenated), character 4-grams of that, counted (sorted+groupby) "
-                "as weights, MD5 per distinct 4-gram, numpy bit sums.")
+        path = (
+            "Simhash(text): the library's own default features: text.lower(), keep only "
+            "characters matching [\\w\\u4e00-\\u9fcc] (whitespace and punctuation are DROPPED "
+            "and the rest concatenated), character 4-grams of that, counted (sorted+groupby) "
+            "as weights, MD5 per distinct 4-gram, numpy bit sums."
+        )
         api = "simhash.Simhash(text).value  [simhash 2.1.2, default features]"
         core = None
     return dict(
-        api=api, timed_path=path, threads=1, numpy=np.__version__,
-        n_docs=len(sub), bytes=nb, subset_of_input=len(sub) < len(texts),
-        times_s=e2e_times, **throughput(e2e_med, len(sub), nb),
-        core=core, sample_fp=int(fps[0]) if fps else None,
-        note=(f"measured on the first {len(sub)} of {len(texts)} docs (--slow-max-docs); "
-              f"fingerprinting is linear in input, so MB/s and docs/s carry over")
-        if len(sub) < len(texts) else None,
+        api=api,
+        timed_path=path,
+        threads=1,
+        numpy=np.__version__,
+        n_docs=len(sub),
+        bytes=nb,
+        subset_of_input=len(sub) < len(texts),
+        times_s=e2e_times,
+        **throughput(e2e_med, len(sub), nb),
+        core=core,
+        sample_fp=int(fps[0]) if fps else None,
+        note=(
+            f"measured on the first {len(sub)} of {len(texts)} docs (--slow-max-docs); "
+            f"fingerprinting is linear in input, so MB/s and docs/s carry over"
+        )
+        if len(sub) < len(texts)
+        else None,
     )
 
 
@@ -327,7 +389,9 @@ def fingerprints_for(a, texts):
 
     C = gaoya_index_class()
     fps = C(6, 3, "word", True, None).par_bulk_doc2signatures(texts)
-    return np.array(fps, dtype=np.uint64), "gaoya word-unigram fingerprints of the input texts (untimed)"
+    return np.array(
+        fps, dtype=np.uint64
+    ), "gaoya word-unigram fingerprints of the input texts (untimed)"
 
 
 def texts_for(a):
@@ -358,20 +422,34 @@ def search_pybind(a):
     med, times, pairs = timed(run, a.repeats)
     return dict(
         api=f"simhash._simhash.find_all(set_of_uint64, number_of_blocks={blocks}, different_bits={a.k})",
-        timed_path=("find_all on a prebuilt Python set: set->std::unordered_set copy, "
-                    f"C({blocks},{blocks - a.k})={math.comb(blocks, blocks - a.k)} permute+sort passes, "
-                    "prefix-run scans, result std::unordered_set->Python set of tuples. "
-                    "prep_s (untimed in median_s) = ndarray.tolist() + set()."),
-        threads=1, fingerprints=src, n=int(len(fps)), n_unique=len(hs),
-        times_s=times, median_s=med, prep_s=prep_s, median_incl_prep_s=med + prep_s,
-        pairs=pairs, per_s=len(fps) / med if med > 0 else None,
-        maxrss_delta_mb=maxrss_mb() - rss0, maxrss_mb=maxrss_mb(),
+        timed_path=(
+            "find_all on a prebuilt Python set: set->std::unordered_set copy, "
+            f"C({blocks},{blocks - a.k})={math.comb(blocks, blocks - a.k)} permute+sort passes, "
+            "prefix-run scans, result std::unordered_set->Python set of tuples. "
+            "prep_s (untimed in median_s) = ndarray.tolist() + set()."
+        ),
+        threads=1,
+        fingerprints=src,
+        n=int(len(fps)),
+        n_unique=len(hs),
+        times_s=times,
+        median_s=med,
+        prep_s=prep_s,
+        median_incl_prep_s=med + prep_s,
+        pairs=pairs,
+        per_s=len(fps) / med if med > 0 else None,
+        maxrss_delta_mb=maxrss_mb() - rss0,
+        maxrss_mb=maxrss_mb(),
         input_set_maxrss_delta_mb=rss0 - rss_pre,
-        memory_note=("maxrss_delta_mb: growth of the child's peak RSS during find_all, on top of "
-                     "the Python set of ints it is given (input_set_maxrss_delta_mb)"),
-        note=("returns (hash_a, hash_b) VALUE pairs with a < b, not document ids; input is a "
-              "set, so identical fingerprints collapse: exact-duplicate documents yield no pair, "
-              "and mapping back to ids needs a value->ids dict (not timed)"),
+        memory_note=(
+            "maxrss_delta_mb: growth of the child's peak RSS during find_all, on top of "
+            "the Python set of ints it is given (input_set_maxrss_delta_mb)"
+        ),
+        note=(
+            "returns (hash_a, hash_b) VALUE pairs with a < b, not document ids; input is a "
+            "set, so identical fingerprints collapse: exact-duplicate documents yield no pair, "
+            "and mapping back to ids needs a value->ids dict (not timed)"
+        ),
     )
 
 
@@ -405,27 +483,46 @@ def search_pure(a):
     scale = n / m if m else 0.0
     return dict(
         api=f"simhash.SimhashIndex(objs, k={a.k}) + get_near_dups(Simhash) for every object",
-        timed_path=(f"build: SimhashIndex over (str(id), Simhash(int)) pairs (k+1={a.k + 1} "
-                    f"bucket tables keyed by {64 // (a.k + 1)}-bit slices, hex-string entries); "
-                    f"query: get_near_dups for each of the m objects (self-join). Wrapping ints in "
-                    f"Simhash objects is untimed (wrap_s)."),
-        threads=1, fingerprints=src, n=n, n_timed=m, capped=m < n,
-        times_build_s=t_build, times_query_s=t_query,
-        build_s=b, query_s=q, median_s=b + q, wrap_s=wrap_s, pairs_at_n_timed=pairs,
+        timed_path=(
+            f"build: SimhashIndex over (str(id), Simhash(int)) pairs (k+1={a.k + 1} "
+            f"bucket tables keyed by {64 // (a.k + 1)}-bit slices, hex-string entries); "
+            f"query: get_near_dups for each of the m objects (self-join). Wrapping ints in "
+            f"Simhash objects is untimed (wrap_s)."
+        ),
+        threads=1,
+        fingerprints=src,
+        n=n,
+        n_timed=m,
+        capped=m < n,
+        times_build_s=t_build,
+        times_query_s=t_query,
+        build_s=b,
+        query_s=q,
+        median_s=b + q,
+        wrap_s=wrap_s,
+        pairs_at_n_timed=pairs,
         maxrss_delta_mb=maxrss_mb() - rss0,
         extrapolated_to_n_s=((b + q) * scale) if m < n else None,
-        extrapolation=("LINEAR ESTIMATE, not measured: (build_s + query_s) * n / n_timed. "
-                       "Per-query cost grows with bucket occupancy (~n / 2**(64/(k+1)) per table), "
-                       "so at large n this is a lower bound") if m < n else None,
+        extrapolation=(
+            "LINEAR ESTIMATE, not measured: (build_s + query_s) * n / n_timed. "
+            "Per-query cost grows with bucket occupancy (~n / 2**(64/(k+1)) per table), "
+            "so at large n this is a lower bound"
+        )
+        if m < n
+        else None,
     )
 
 
 def search_gaoya(a):
     texts = texts_for(a)
     if texts is None:
-        return dict(status=("n/a: gaoya's Python API indexes texts/token lists only (it hashes them "
-                            "itself); it cannot insert precomputed fingerprints. Pass --texts FILE "
-                            "(or a JSON-lines --input) to time it"))
+        return dict(
+            status=(
+                "n/a: gaoya's Python API indexes texts/token lists only (it hashes them "
+                "itself); it cannot insert precomputed fingerprints. Pass --texts FILE "
+                "(or a JSON-lines --input) to time it"
+            )
+        )
     C = gaoya_index_class()
     maxd = a.k + 1
     blocks = a.gaoya_blocks or maxd + 2
@@ -433,7 +530,9 @@ def search_gaoya(a):
     w = C(blocks, maxd, "word", True, None)
     w.par_bulk_insert_docs(ids[:200], texts[:200])
     w.par_bulk_query(texts[:200])  # warm-up
-    fp_med, _, _ = timed(lambda: C(6, 3, "word", True, None).par_bulk_doc2signatures(texts), a.repeats)
+    fp_med, _, _ = timed(
+        lambda: C(6, 3, "word", True, None).par_bulk_doc2signatures(texts), a.repeats
+    )
     rss0 = maxrss_mb()
 
     def run():
@@ -444,19 +543,30 @@ def search_gaoya(a):
 
     med, times, pairs = timed(run, a.repeats)
     return dict(
-        api=(f"gaoya.gaoya.simhash.SimHash64StringIntIndex({blocks}, max_distance={maxd}, 'word', "
-             f"lowercase=True).par_bulk_insert_docs(ids, texts) + par_bulk_query(texts)"),
-        timed_path=("texts in: fingerprinting (as in fingerprint-words) happens inside BOTH the "
-                    "bulk insert and the bulk query, so each text is fingerprinted twice; "
-                    f"{math.comb(blocks, maxd)} hash tables; rayon-parallel. "
-                    "index_only_est_s = median_s - 2 * fingerprint_s (estimate)."),
-        threads=rayon_threads(), n=len(texts), times_s=times, median_s=med,
-        fingerprint_s=fp_med, index_only_est_s=med - 2 * fp_med,
-        pairs=pairs, maxrss_delta_mb=maxrss_mb() - rss0,
-        note=(f"gaoya returns matches with distance STRICTLY below max_distance, so "
-              f"max_distance={maxd} is passed for 'within k={a.k}' (and needs num_blocks > "
-              f"max_distance); results are ids. Fingerprints are gaoya's own (SipHash, its "
-              f"tokenizer), not the .npy ones, so pair counts differ from other peers"),
+        api=(
+            f"gaoya.gaoya.simhash.SimHash64StringIntIndex({blocks}, max_distance={maxd}, 'word', "
+            f"lowercase=True).par_bulk_insert_docs(ids, texts) + par_bulk_query(texts)"
+        ),
+        timed_path=(
+            "texts in: fingerprinting (as in fingerprint-words) happens inside BOTH the "
+            "bulk insert and the bulk query, so each text is fingerprinted twice; "
+            f"{math.comb(blocks, maxd)} hash tables; rayon-parallel. "
+            "index_only_est_s = median_s - 2 * fingerprint_s (estimate)."
+        ),
+        threads=rayon_threads(),
+        n=len(texts),
+        times_s=times,
+        median_s=med,
+        fingerprint_s=fp_med,
+        index_only_est_s=med - 2 * fp_med,
+        pairs=pairs,
+        maxrss_delta_mb=maxrss_mb() - rss0,
+        note=(
+            f"gaoya returns matches with distance STRICTLY below max_distance, so "
+            f"max_distance={maxd} is passed for 'within k={a.k}' (and needs num_blocks > "
+            f"max_distance); results are ids. Fingerprints are gaoya's own (SipHash, its "
+            f"tokenizer), not the .npy ones, so pair counts differ from other peers"
+        ),
     )
 
 
@@ -492,18 +602,36 @@ def index_pure(a):
         ext["total_s"] = ext["add_s"] + (ext["query_s"] or 0.0)
     return dict(
         api=f"simhash.SimhashIndex([], k={a.k}); .add(id, Simhash) x N; .get_near_dups(Simhash) x Q",
-        timed_path=(f"add: one add() per object (k+1={a.k + 1} bucket tables, hex-string entries); "
-                    f"query: get_near_dups() for the first Q indexed fingerprints (each finds at "
-                    f"least itself). Wrapping ints in Simhash objects is untimed (wrap_s)."),
-        threads=1, fingerprints=src, n=n, q=q, n_timed=m, q_timed=mq, capped=capped,
-        times_add_s=t_add, times_query_s=t_query, add_s=add_s, query_s=query_s,
-        median_s=add_s + query_s, adds_per_s=m / add_s if add_s else None,
-        queries_per_s=mq / query_s if query_s else None, hits=hits, wrap_s=wrap_s,
+        timed_path=(
+            f"add: one add() per object (k+1={a.k + 1} bucket tables, hex-string entries); "
+            f"query: get_near_dups() for the first Q indexed fingerprints (each finds at "
+            f"least itself). Wrapping ints in Simhash objects is untimed (wrap_s)."
+        ),
+        threads=1,
+        fingerprints=src,
+        n=n,
+        q=q,
+        n_timed=m,
+        q_timed=mq,
+        capped=capped,
+        times_add_s=t_add,
+        times_query_s=t_query,
+        add_s=add_s,
+        query_s=query_s,
+        median_s=add_s + query_s,
+        adds_per_s=m / add_s if add_s else None,
+        queries_per_s=mq / query_s if query_s else None,
+        hits=hits,
+        wrap_s=wrap_s,
         maxrss_delta_mb=maxrss_mb() - rss0,
         extrapolated=ext,
-        extrapolation=("LINEAR ESTIMATE, not measured: add_s * n / n_timed and query_s * q / "
-                       "q_timed; per-query cost grows with bucket occupancy (~n / 2**(64/(k+1)) "
-                       "per table), so at large n this is a lower bound") if capped else None,
+        extrapolation=(
+            "LINEAR ESTIMATE, not measured: add_s * n / n_timed and query_s * q / "
+            "q_timed; per-query cost grows with bucket occupancy (~n / 2**(64/(k+1)) "
+            "per table), so at large n this is a lower bound"
+        )
+        if capped
+        else None,
     )
 
 
@@ -539,19 +667,34 @@ def index_gaoya(a):
         del idx, res
     add_s, query_s = statistics.median(t_add), statistics.median(t_query)
     return dict(
-        api=(f"gaoya.gaoya.simhash.SimHash64StringIntIndex({blocks}, max_distance={maxd}, 'word', "
-             f"lowercase=True): par_bulk_insert_docs(ids, texts) then par_bulk_query(first Q texts)"),
-        timed_path=("texts in: add_s and query_s each include fingerprinting their texts "
-                    "(fingerprint_add_s / fingerprint_query_s are that part alone, timed "
-                    f"separately); {math.comb(blocks, maxd)} hash tables; rayon-parallel."),
-        threads=rayon_threads(), n=n, q=q, times_add_s=t_add, times_query_s=t_query,
-        add_s=add_s, query_s=query_s, median_s=add_s + query_s,
-        fingerprint_add_s=fp_add, fingerprint_query_s=fp_q,
+        api=(
+            f"gaoya.gaoya.simhash.SimHash64StringIntIndex({blocks}, max_distance={maxd}, 'word', "
+            f"lowercase=True): par_bulk_insert_docs(ids, texts) then par_bulk_query(first Q texts)"
+        ),
+        timed_path=(
+            "texts in: add_s and query_s each include fingerprinting their texts "
+            "(fingerprint_add_s / fingerprint_query_s are that part alone, timed "
+            f"separately); {math.comb(blocks, maxd)} hash tables; rayon-parallel."
+        ),
+        threads=rayon_threads(),
+        n=n,
+        q=q,
+        times_add_s=t_add,
+        times_query_s=t_query,
+        add_s=add_s,
+        query_s=query_s,
+        median_s=add_s + query_s,
+        fingerprint_add_s=fp_add,
+        fingerprint_query_s=fp_q,
         index_only_est_s=add_s + query_s - fp_add - fp_q,
-        adds_per_s=n / add_s if add_s else None, queries_per_s=q / query_s if query_s else None,
-        hits=hits, maxrss_delta_mb=maxrss_mb() - rss0,
-        note=(f"max_distance={maxd} because gaoya matches distance < max_distance; results are "
-              f"ids; gaoya's own fingerprints (not the .npy ones)"),
+        adds_per_s=n / add_s if add_s else None,
+        queries_per_s=q / query_s if query_s else None,
+        hits=hits,
+        maxrss_delta_mb=maxrss_mb() - rss0,
+        note=(
+            f"max_distance={maxd} because gaoya matches distance < max_distance; results are "
+            f"ids; gaoya's own fingerprints (not the .npy ones)"
+        ),
     )
 
 
@@ -562,22 +705,39 @@ def rayon_threads():
 
 WORKERS = {
     ("fingerprint-words", "gaoya"): lambda a: fp_gaoya(load_texts(a.input, a.n), "words", a),
-    ("fingerprint-words", "python-simhash"): lambda a: fp_python_simhash(load_texts(a.input, a.n), "words", a),
-    ("fingerprint-words", "simhash-pybind"): lambda a: fp_simhash_pybind(load_texts(a.input, a.n), "words", a),
-    ("fingerprint-words", "simhash"): lambda a: fp_simhash_pure(load_texts(a.input, a.n), "words", a),
+    ("fingerprint-words", "python-simhash"): lambda a: fp_python_simhash(
+        load_texts(a.input, a.n), "words", a
+    ),
+    ("fingerprint-words", "simhash-pybind"): lambda a: fp_simhash_pybind(
+        load_texts(a.input, a.n), "words", a
+    ),
+    ("fingerprint-words", "simhash"): lambda a: fp_simhash_pure(
+        load_texts(a.input, a.n), "words", a
+    ),
     ("fingerprint-char4", "gaoya"): lambda a: fp_gaoya(load_texts(a.input, a.n), "char4", a),
-    ("fingerprint-char4", "python-simhash"): lambda a: fp_python_simhash(load_texts(a.input, a.n), "char4", a),
-    ("fingerprint-char4", "simhash-pybind"): lambda a: fp_simhash_pybind(load_texts(a.input, a.n), "char4", a),
-    ("fingerprint-char4", "simhash"): lambda a: fp_simhash_pure(load_texts(a.input, a.n), "char4", a),
+    ("fingerprint-char4", "python-simhash"): lambda a: fp_python_simhash(
+        load_texts(a.input, a.n), "char4", a
+    ),
+    ("fingerprint-char4", "simhash-pybind"): lambda a: fp_simhash_pybind(
+        load_texts(a.input, a.n), "char4", a
+    ),
+    ("fingerprint-char4", "simhash"): lambda a: fp_simhash_pure(
+        load_texts(a.input, a.n), "char4", a
+    ),
     ("search", "gaoya"): search_gaoya,
     ("search", "simhash-pybind"): search_pybind,
     ("search", "simhash"): search_pure,
-    ("search", "python-simhash"): "n/a: python-simhash has no index or pair search (only simhash/hamming_distance)",
+    (
+        "search",
+        "python-simhash",
+    ): "n/a: python-simhash has no index or pair search (only simhash/hamming_distance)",
     ("index", "gaoya"): index_gaoya,
     ("index", "simhash"): index_pure,
     ("index", "python-simhash"): "n/a: python-simhash has no index (only simhash/hamming_distance)",
-    ("index", "simhash-pybind"): ("n/a: simhash-pybind has no incremental index (no add/query API); "
-                                  "find_all is a batch all-pairs self-join, timed in the search task"),
+    ("index", "simhash-pybind"): (
+        "n/a: simhash-pybind has no incremental index (no add/query API); "
+        "find_all is a batch all-pairs self-join, timed in the search task"
+    ),
 }
 
 
@@ -608,17 +768,29 @@ def probe(name: str) -> dict:
     lib = spec["lib"]
     if lib and not os.path.isdir(os.path.join(LIB_DIR, lib)):
         reason = install_failure(spec["key"]) or (
-            f"not installed ({os.path.join(LIB_DIR, lib)} missing); run benchmarks/peers/setup.sh")
+            f"not installed ({os.path.join(LIB_DIR, lib)} missing); run benchmarks/peers/setup.sh"
+        )
         return {"status": f"unavailable: {reason}"}
-    p = subprocess.run([sys.executable, "-c", code], env=peer_env(name),
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-c", code],
+        env=peer_env(name),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if p.returncode != 0:
         reason = install_failure(spec["key"])
         err = (p.stderr.strip().splitlines() or ["?"])[-1]
         return {"status": f"unavailable: {reason or 'import failed: ' + err}"}
     info = json.loads(p.stdout)
-    st = {"status": "installed", "version": info["version"], "import": spec["module"],
-          "path": info["file"], "kind": spec["kind"], "pinned": spec["pin"]}
+    st = {
+        "status": "installed",
+        "version": info["version"],
+        "import": spec["module"],
+        "path": info["file"],
+        "kind": spec["kind"],
+        "pinned": spec["pin"],
+    }
     if info["version"] != spec["pin"]:
         st["warning"] = f"version {info['version']} differs from pinned {spec['pin']}"
     return st
@@ -643,8 +815,11 @@ def numpy_version() -> str:
 
 def write_status(path: str) -> int:
     out = {name: probe(name) for name in PEERS}
-    out["_env"] = {"python": platform.python_version(), "numpy": numpy_version(),
-                   "venv": sys.prefix}
+    out["_env"] = {
+        "python": platform.python_version(),
+        "numpy": numpy_version(),
+        "venv": sys.prefix,
+    }
     with open(path, "w") as fh:
         json.dump(out, fh, indent=2)
     for name in PEERS:
@@ -658,22 +833,45 @@ def write_status(path: str) -> int:
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("task", nargs="?", choices=TASKS)
-    p.add_argument("--input", help="JSON lines {'text': ...} (gzip ok) or .npy of uint64 (search/index)")
-    p.add_argument("--texts", help="search/index with a .npy --input: texts for gaoya (it cannot take fingerprints)")
+    p.add_argument(
+        "--input", help="JSON lines {'text': ...} (gzip ok) or .npy of uint64 (search/index)"
+    )
+    p.add_argument(
+        "--texts",
+        help="search/index with a .npy --input: texts for gaoya (it cannot take fingerprints)",
+    )
     p.add_argument("--n", type=int, default=None, help="use only the first N docs/fingerprints")
-    p.add_argument("--q", type=int, default=None, help="index: number of queries (default min(N, 10000))")
+    p.add_argument(
+        "--q", type=int, default=None, help="index: number of queries (default min(N, 10000))"
+    )
     p.add_argument("--repeats", type=int, default=3, help="timed repeats; the median is reported")
     p.add_argument("--k", type=int, default=3, help="Hamming distance threshold (<= k)")
-    p.add_argument("--blocks", type=int, default=None, help="simhash-pybind find_all blocks (default k+2)")
+    p.add_argument(
+        "--blocks", type=int, default=None, help="simhash-pybind find_all blocks (default k+2)"
+    )
     p.add_argument("--gaoya-blocks", type=int, default=None, help="gaoya num_blocks (default k+3)")
-    p.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of " + ",".join(PEERS))
-    p.add_argument("--slow-max-docs", type=int, default=2000,
-                   help="cap for the pure-Python fingerprint paths (simhash, pybind e2e_md5)")
-    p.add_argument("--py-max-n", type=int, default=20000, help="cap on N for pure-Python SimhashIndex")
-    p.add_argument("--py-max-q", type=int, default=2000, help="cap on Q for pure-Python SimhashIndex")
-    p.add_argument("--threads", type=int, default=None, help="RAYON_NUM_THREADS for gaoya/python-simhash")
+    p.add_argument(
+        "--peers", default=",".join(PEERS), help="comma-separated subset of " + ",".join(PEERS)
+    )
+    p.add_argument(
+        "--slow-max-docs",
+        type=int,
+        default=2000,
+        help="cap for the pure-Python fingerprint paths (simhash, pybind e2e_md5)",
+    )
+    p.add_argument(
+        "--py-max-n", type=int, default=20000, help="cap on N for pure-Python SimhashIndex"
+    )
+    p.add_argument(
+        "--py-max-q", type=int, default=2000, help="cap on Q for pure-Python SimhashIndex"
+    )
+    p.add_argument(
+        "--threads", type=int, default=None, help="RAYON_NUM_THREADS for gaoya/python-simhash"
+    )
     p.add_argument("--timeout", type=float, default=900, help="seconds per peer child")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--write-status", metavar="FILE", help=argparse.SUPPRESS)
@@ -712,11 +910,20 @@ def main(argv=None) -> int:
     if unknown:
         raise SystemExit(f"unknown peers {unknown}; choose from {list(PEERS)}")
 
-    meta = dict(task=a.task, input=os.path.abspath(a.input), k=a.k, repeats=a.repeats,
-                n_limit=a.n, python=platform.python_version(), numpy=numpy_version(),
-                cpu_count=os.cpu_count(), machine=platform.machine(),
-                rayon_threads=a.threads or os.cpu_count(), throughput_unit="MB = 1e6 UTF-8 bytes",
-                time_unit="seconds (median of repeats, after a warm-up)")
+    meta = dict(
+        task=a.task,
+        input=os.path.abspath(a.input),
+        k=a.k,
+        repeats=a.repeats,
+        n_limit=a.n,
+        python=platform.python_version(),
+        numpy=numpy_version(),
+        cpu_count=os.cpu_count(),
+        machine=platform.machine(),
+        rayon_threads=a.threads or os.cpu_count(),
+        throughput_unit="MB = 1e6 UTF-8 bytes",
+        time_unit="seconds (median of repeats, after a warm-up)",
+    )
     if a.task.startswith("fingerprint"):
         texts = load_texts(a.input, a.n)
         meta.update(n_docs=len(texts), bytes=utf8_len(texts))
@@ -742,8 +949,13 @@ def main(argv=None) -> int:
         log(f"{name}: running {a.task}")
         t0 = time.perf_counter()
         try:
-            p = subprocess.run([sys.executable, os.path.abspath(__file__), *base, "--worker", name],
-                               env=env, capture_output=True, text=True, timeout=a.timeout)
+            p = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), *base, "--worker", name],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=a.timeout,
+            )
         except subprocess.TimeoutExpired:
             peers_out[name] = {**st, "status": f"error: timed out after {a.timeout:g}s"}
             continue
@@ -754,8 +966,14 @@ def main(argv=None) -> int:
             continue
         res = json.loads(p.stdout.strip().splitlines()[-1])
         status = res.pop("status", "ok")
-        peers_out[name] = {"status": status, "version": st["version"], "import": st["import"],
-                           "kind": st["kind"], **res, "child_wall_s": round(time.perf_counter() - t0, 3)}
+        peers_out[name] = {
+            "status": status,
+            "version": st["version"],
+            "import": st["import"],
+            "kind": st["kind"],
+            **res,
+            "child_wall_s": round(time.perf_counter() - t0, 3),
+        }
     meta["peers"] = peers_out
     print(json.dumps(meta, indent=1))
     return 0

@@ -160,6 +160,12 @@ def sort_table(fps, sel, starts, widths, hashed, key_bits, row_bits, radix_bits,
 
 
 @njit(cache=True, inline="always")
+def _weight(w, x):
+    """Group size of distinct row ``x`` (1 when ``w`` is empty: no merged rows)."""
+    return w[x] if w.shape[0] > 0 else np.int64(1)
+
+
+@njit(cache=True, inline="always")
 def _run_start(sorted_, rb, lo, hi):
     """First position in [lo, hi) that starts a run (runs begun before lo are skipped)."""
     s = lo
@@ -180,7 +186,7 @@ def scan_runs(sorted_, row_bits, fps, k, n_left, sel, block_masks, wa, wb, n_tas
     start in its share of positions and writes at most ``cap`` pairs into its own slice;
     it keeps counting past ``cap`` so the caller can retry at the exact size.
     ``weighted[t]`` sums ``wa[i] * wb[j]`` over the task's pairs (group sizes when
-    identical fingerprints were merged).
+    identical fingerprints were merged; an empty weight array counts 1 per row).
 
     Returns ``(left, right, dist, counts, weighted)``.
     """
@@ -218,7 +224,7 @@ def scan_runs(sorted_, row_bits, fps, k, n_left, sel, block_masks, wa, wb, n_tas
                                     right[base + c] = ry
                                     dist[base + c] = d
                                 c += 1
-                                wsum += wa[rx] * wb[ry]
+                                wsum += _weight(wa, rx) * _weight(wb, ry)
                 else:
                     m = s
                     while m < e and np.int64(sorted_[m] & rmask) < n_left:
@@ -234,7 +240,7 @@ def scan_runs(sorted_, row_bits, fps, k, n_left, sel, block_masks, wa, wb, n_tas
                                     right[base + c] = ry - n_left
                                     dist[base + c] = d
                                 c += 1
-                                wsum += wa[rx] * wb[ry - n_left]
+                                wsum += _weight(wa, rx) * _weight(wb, ry - n_left)
             s = e
         counts[t] = c
         weighted[t] = wsum

@@ -1,0 +1,622 @@
+"""Near-duplicate search: permutation-table design and :func:`near_duplicates`.
+
+The pigeonhole method (Manku, Jain and Das Sarma, "Detecting near-duplicates for web
+crawling", WWW 2007): split the ``bits`` of a fingerprint into ``b > k`` blocks. Two
+fingerprints within ``k`` bits differ in at most ``k`` blocks, so they agree exactly on
+at least ``b - k``. Each choice of ``b - k`` blocks is one *table*; rows that share a
+table's key (the chosen blocks) are its candidates, verified with popcount.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import numbers
+from typing import Any
+
+import numba
+import numpy as np
+
+from ._kernels import hamming as _hk
+from ._kernels import tables as _tk
+from ._parallel import threads
+from ._validation import as_fingerprints, as_words, bits_of, check_k, same_width
+from .config import config
+from .pairs import Pairs
+
+__all__ = ["TableDesign", "TooManyPairsError", "near_duplicates", "table_design"]
+
+
+class TooManyPairsError(ValueError):
+    """A pair search would return more pairs than ``max_pairs``."""
+
+
+# --- table layout -----------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _Layout:
+    """Blocks and tables for ``bits``-bit fingerprints at distance ``k``.
+
+    Block ``x`` covers bits ``[starts[x], starts[x] + widths[x])``; the first
+    ``bits % blocks`` blocks are one bit wider. ``sels[t]`` are the blocks of table ``t``
+    (combinations in lexicographic order, as the ownership rule requires).
+    """
+
+    bits: int
+    k: int
+    blocks: int
+    starts: np.ndarray
+    widths: np.ndarray
+    sels: np.ndarray
+    block_masks: np.ndarray
+    key_widths: np.ndarray
+
+    @classmethod
+    def make(cls, bits: int, k: int, blocks: int) -> _Layout:
+        base, extra = divmod(bits, blocks)
+        widths = np.array([base + (x < extra) for x in range(blocks)], dtype=np.int64)
+        starts = np.concatenate(([0], np.cumsum(widths)[:-1])).astype(np.int64)
+        sels = np.array(list(itertools.combinations(range(blocks), blocks - k)), dtype=np.int64)
+        sels = sels.reshape(-1, blocks - k)
+        words = bits // 64
+        masks = np.zeros((blocks, words), dtype=np.uint64)
+        for x in range(blocks):
+            for bit in range(int(starts[x]), int(starts[x] + widths[x])):
+                masks[x, bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
+        return cls(bits, k, blocks, starts, widths, sels, masks, widths[sels].sum(axis=1))
+
+    @property
+    def n_tables(self) -> int:
+        return int(self.sels.shape[0])
+
+    def key_plan(self, out_bits: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per table: whether the key is hashed, and its width in bits."""
+        hashed = self.key_widths > out_bits
+        return hashed, np.where(hashed, out_bits, self.key_widths).astype(np.int64)
+
+
+def _row_bits(n: int) -> int:
+    return max(1, (n - 1).bit_length())
+
+
+def _key_bits(n: int) -> int:
+    """Width of hashed keys: enough that hash collisions add about n / 2^extra candidates."""
+    return min(64 - _row_bits(n), _row_bits(n) + config["search_hash_extra_bits"])
+
+
+def _n_tables(blocks: int, k: int) -> int:
+    return math.comb(blocks, k)
+
+
+# --- cost model -------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class TableDesign:
+    """How :func:`near_duplicates` searches: the method, blocks and tables, and the
+    modelled cost.
+
+    Attributes
+    ----------
+    method : {"tables", "brute", "exact"}
+        ``"tables"``: the pigeonhole search; ``"brute"``: all pairs (cheaper for small
+        inputs or large ``k``); ``"exact"``: ``k = 0`` in a self-join, where grouping
+        identical fingerprints is the whole search.
+    bits, k : int
+        Fingerprint width and distance.
+    blocks : int
+        Number of blocks ``b`` (0 unless ``method == "tables"``).
+    tables : int
+        ``C(b, b - k)`` tables.
+    key_bits : int
+        Bits in the narrowest table key.
+    candidates : float
+        Expected candidate pairs checked over all tables, for uniformly random
+        fingerprints.
+    cost : float
+        Modelled time in seconds (see :func:`table_design`).
+    """
+
+    method: str
+    bits: int
+    k: int
+    blocks: int
+    tables: int
+    key_bits: int
+    candidates: float
+    cost: float
+
+
+def _pair_count(n: int, n_against: int | None) -> float:
+    return n * (n - 1) / 2 if n_against is None else float(n) * n_against
+
+
+def _tables_cost(n_rows: int, n_pairs: float, layout_bits: int, k: int, blocks: int):
+    """(cost, candidates, narrowest key) of the table search, without building tables."""
+    base, extra = divmod(layout_bits, blocks)
+    keep = blocks - k
+    out_bits = _key_bits(max(n_rows, 2))
+    radix = config["radix_bits"]
+    candidates = 0.0
+    sort = 0.0
+    # tables with x wide blocks among the keep chosen ones: C(extra, x) * C(blocks-extra, keep-x)
+    for x in range(max(0, keep - (blocks - extra)), min(extra, keep) + 1):
+        count = math.comb(extra, x) * math.comb(blocks - extra, keep - x)
+        width = keep * base + x
+        candidates += count * n_pairs * 2.0 ** (-width)
+        passes = math.ceil(min(width, out_bits) / radix)
+        sort += count * n_rows * (config["search_cost_row"] + passes * config["search_cost_pass"])
+    narrowest = keep * base + max(0, keep - (blocks - extra))
+    return sort + candidates * config["search_cost_candidate"], candidates, narrowest
+
+
+def table_design(
+    n: int,
+    k: int = 3,
+    bits: int = 64,
+    *,
+    n_against: int | None = None,
+    blocks: int | None = None,
+) -> TableDesign:
+    """Choose how to search ``n`` fingerprints for pairs within ``k`` bits.
+
+    Parameters
+    ----------
+    n : int
+        Number of (distinct) fingerprints in the self-join, or of query rows.
+    k : int
+        Largest Hamming distance reported.
+    bits : {64, 128}
+        Fingerprint width.
+    n_against : int, optional
+        Size of the other set in a two-set search.
+    blocks : int, optional
+        Force the table search with this many blocks (``k < blocks <= bits``).
+
+    Returns
+    -------
+    TableDesign
+
+    Notes
+    -----
+    Cost model, in seconds on the reference machine (constants in
+    :data:`simhash_nb.config`): each of the ``T = C(b, k)`` tables costs
+    ``N * (c_row + passes * c_pass)`` to key, radix-sort (``passes`` digits of at most
+    ``config["radix_bits"]`` bits over the key) and scan, and its expected candidates
+    are ``P / 2**key_bits`` for ``P`` pairs (``N (N - 1) / 2``, or ``N * M`` against a
+    second set) of uniformly random fingerprints, each verified at ``c_candidate``.
+    The chosen ``b`` minimises ``T * sort + c_candidate * P * sum_t 2**-key_bits(t)``;
+    brute force (``c_brute * P``) is used instead when cheaper. Real fingerprints of
+    near-duplicate-rich corpora add candidates in proportion to the pairs found.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> d = sh.table_design(1_000_000, k=3)
+    >>> d.method, d.blocks, d.tables
+    ('tables', 5, 10)
+    >>> sh.table_design(100, k=3).method
+    'brute'
+    """
+    if bits not in (64, 128):
+        raise ValueError(f"bits must be 64 or 128, got {bits!r}")
+    k = check_k(k, bits)
+    n = _check_count(n, "n")
+    if n_against is not None:
+        n_against = _check_count(n_against, "n_against")
+    words = bits // 64
+    n_rows = n + (n_against or 0)
+    n_pairs = _pair_count(n, n_against)
+    if blocks is not None:
+        blocks = _check_blocks(blocks, k, bits)
+        cost, cand, narrow = _tables_cost(n_rows, n_pairs, bits, k, blocks)
+        return TableDesign("tables", bits, k, blocks, _n_tables(blocks, k), narrow, cand, cost)
+    if k == 0 and n_against is None:
+        return TableDesign("exact", bits, k, 0, 0, bits, 0.0, n * config["search_cost_row"])
+    best = None
+    for b in range(max(k + 1, words), bits + 1):
+        if _n_tables(b, k) > config["max_tables"]:
+            break
+        cost, cand, narrow = _tables_cost(n_rows, n_pairs, bits, k, b)
+        if best is None or cost < best.cost:
+            best = TableDesign("tables", bits, k, b, _n_tables(b, k), narrow, cand, cost)
+    brute = config["search_cost_brute"] * n_pairs
+    if best is None or brute < best.cost:
+        return TableDesign("brute", bits, k, 0, 0, 0, n_pairs, brute)
+    return best
+
+
+def _check_count(n, name: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {n!r}")
+    return int(n)
+
+
+def _check_blocks(blocks, k: int, bits: int) -> int:
+    if isinstance(blocks, bool) or not isinstance(blocks, numbers.Integral):
+        raise TypeError(f"blocks must be an integer, got {type(blocks).__name__}")
+    blocks = int(blocks)
+    if blocks <= k:
+        raise ValueError(
+            f"blocks must be greater than k={k} (the pigeonhole needs more blocks than "
+            f"differing bits), got blocks={blocks}"
+        )
+    if blocks > bits:
+        raise ValueError(f"blocks must be at most bits={bits}, got blocks={blocks}")
+    if bits // blocks > 64 or (bits // blocks == 64 and bits % blocks):
+        raise ValueError(f"blocks must be at least {bits // 64} for {bits}-bit fingerprints")
+    tables = _n_tables(blocks, k)
+    if tables > config["max_tables"]:
+        raise ValueError(
+            f"blocks={blocks} with k={k} makes {tables:,} tables, more than "
+            f"config['max_tables']={config['max_tables']:,}; use fewer blocks"
+        )
+    return blocks
+
+
+# --- identical fingerprints -------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Groups:
+    """Identical rows merged: distinct row ``u`` stands for ``rows[ptr[u]:ptr[u+1]]``.
+
+    Distinct rows are numbered in order of their first occurrence. When no row repeats,
+    ``first`` is None and distinct rows are the rows themselves.
+    """
+
+    n: int
+    n_distinct: int
+    first: np.ndarray | None = None
+    inverse: np.ndarray | None = None
+    ptr: np.ndarray | None = None
+    rows: np.ndarray | None = None
+    counts: np.ndarray | None = None
+
+    @property
+    def has_duplicates(self) -> bool:
+        return self.first is not None
+
+    def distinct(self, fps: np.ndarray) -> np.ndarray:
+        return fps if self.first is None else fps[self.first]
+
+    def weights(self) -> np.ndarray:
+        return np.empty(0, dtype=np.int64) if self.counts is None else self.counts
+
+    def identical_pairs(self) -> int:
+        if self.counts is None:
+            return 0
+        c = self.counts
+        return int((c * (c - 1) // 2).sum())
+
+
+def _chunks() -> int:
+    return numba.get_num_threads()
+
+
+def _tasks(n: int) -> int:
+    return max(1, min(n, numba.get_num_threads() * config["chunks_per_thread"]))
+
+
+def _whole_layout(bits: int) -> _Layout:
+    """One table keyed by the whole fingerprint."""
+    return _Layout.make(bits, 0, bits // 64)
+
+
+def _group_identical(fps: np.ndarray, work: _Work | None = None) -> _Groups:
+    """Merge identical rows of a ``uint64[n, words]`` array in linear time.
+
+    Sorts a hash of each fingerprint (radix sort) and splits the runs of equal hashes.
+    """
+    n = fps.shape[0]
+    if n < 2:
+        return _Groups(n, n)
+    layout = _whole_layout(fps.shape[1] * 64)
+    work = work or _Work(n)
+    rb = _row_bits(n)
+    rep = np.empty(n, dtype=np.int64)
+    sorted_ = _sort(fps, layout, 0, _key_bits(n), rb, work)
+    n_distinct = int(_tk.group_identical(sorted_, rb, fps, _tasks(n), rep))
+    if n_distinct == n:
+        return _Groups(n, n)
+    is_first = rep == np.arange(n)
+    first = np.flatnonzero(is_first)
+    uid = np.cumsum(is_first, dtype=np.int64) - 1
+    inverse = uid[rep]
+    ptr, rows = _tk.group_members(inverse, n_distinct)
+    return _Groups(n, n_distinct, first, inverse, ptr, rows, np.diff(ptr))
+
+
+# --- the table search -------------------------------------------------------------------
+
+
+class _Work:
+    """Two uint64 work arrays reused by every table sort."""
+
+    def __init__(self, n: int):
+        self.buf = np.empty(n, dtype=np.uint64)
+        self.tmp = np.empty(n, dtype=np.uint64)
+
+    def fit(self, n: int) -> _Work:
+        return self if self.buf.shape[0] >= n else _Work(n)
+
+
+def _sort(fps, layout: _Layout, t: int, out_bits: int, row_bits: int, work: _Work):
+    """Sorted ``key << row_bits | row`` words of table ``t`` (a view of a work array)."""
+    n = fps.shape[0]
+    hashed, widths = layout.key_plan(out_bits)
+    return _tk.sort_table(
+        fps, layout.sels[t], layout.starts, layout.widths, bool(hashed[t]), int(widths[t]),
+        row_bits, config["radix_bits"], _chunks(), work.buf[:n], work.tmp[:n],
+    )
+
+
+class _Collector:
+    """Gathers per-task output slices; counts all pairs, materialises up to a limit."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.total = 0
+        self.weighted = 0
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    @property
+    def over(self) -> bool:
+        return self.weighted > self.limit
+
+    def add(self, left, right, dist, counts, cap: int) -> None:
+        self.total += int(counts.sum())
+        if self.over:
+            return
+        for t in np.flatnonzero(counts):
+            s = slice(t * cap, t * cap + int(min(counts[t], cap)))
+            self.parts.append((left[s], right[s], dist[s]))
+
+    def result(self):
+        if not self.parts:
+            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
+        return tuple(np.concatenate(p) for p in zip(*self.parts))
+
+
+def _table_search(fps, n_left: int, layout: _Layout, k: int, wa, wb, limit: int, work):
+    """Pairs among the rows of ``fps`` (self-join when ``n_left < 0``; else rows below
+    ``n_left`` against the rest) with ``sum wa[i] * wb[j]`` counted; pairs are
+    materialised only while that sum stays within ``limit``."""
+    n = fps.shape[0]
+    rb = _row_bits(n)
+    out_bits = _key_bits(n)
+    n_tasks = _tasks(n)
+    cap = config["pairs_initial_capacity"]
+    got = _Collector(limit)
+    for t in range(layout.n_tables):
+        sorted_ = _sort(fps, layout, t, out_bits, rb, work)
+        args = (sorted_, rb, fps, k, n_left, layout.sels[t], layout.block_masks, wa, wb, n_tasks)
+        use = 0 if got.over else cap
+        left, right, dist, counts, weighted = _tk.scan_runs(*args, use)
+        got.weighted += int(weighted.sum())
+        if not got.over and counts.max() > use:
+            use = int(counts.max())
+            left, right, dist, counts, weighted = _tk.scan_runs(*args, use)
+        got.add(left, right, dist, counts, use)
+    return got
+
+
+def _brute_search(a, b, k: int, wa, wb, limit: int):
+    """All-pairs search of distinct rows (``b`` None: self-join)."""
+    self_join = b is None
+    b = a if self_join else b
+    got = _Collector(limit)
+    n_tasks = max(1, min(a.shape[0], numba.get_num_threads() * 8))
+    cap = config["pairs_initial_capacity"]
+    if a.shape[0] == 0 or b.shape[0] == 0:
+        return got
+    left, right, dist, counts = _hk.pairs_within(a, b, k, self_join, n_tasks, cap)
+    got.total = int(counts.sum())
+    if got.total > limit:  # the weighted count is at least the plain count
+        got.weighted = got.total
+        return got
+    if counts.max() > cap:
+        cap = int(counts.max())
+        left, right, dist, counts = _hk.pairs_within(a, b, k, self_join, n_tasks, cap)
+    got.add(left, right, dist, counts, cap)
+    i, j, _ = got.result()
+    got.weighted = int(_weigh(i, wa).dot(_weigh(j, wb))) if len(i) else 0
+    return got
+
+
+def _weigh(idx, w):
+    return np.ones(idx.shape[0], dtype=np.int64) if w.shape[0] == 0 else w[idx]
+
+
+def _search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=None):
+    """Pairs between distinct fingerprints (2-D word arrays) as a :class:`_Collector`."""
+    if design.method == "exact":
+        return _Collector(limit)
+    if design.method == "brute":
+        return _brute_search(a, b, k, wa, wb, limit)
+    layout = _Layout.make(design.bits, k, design.blocks)
+    if b is None:
+        fps, n_left = a, -1
+    else:
+        fps, n_left = np.concatenate([a, b]), a.shape[0]
+    work = (work or _Work(fps.shape[0])).fit(fps.shape[0])
+    return _table_search(fps, n_left, layout, k, wa, wb, limit, work)
+
+
+def _too_many(total: int, max_pairs: int, identical: int) -> TooManyPairsError:
+    note = f", {identical:,} of them between identical fingerprints" if identical else ""
+    return TooManyPairsError(
+        f"near_duplicates would return {total:,} pairs{note}, more than "
+        f"max_pairs={max_pairs:,}; to group near-duplicates without listing every pair use "
+        "sh.clusters(fps, k) or sh.dedupe(fps, k) (identical fingerprints cost linear "
+        "time there), or raise max_pairs"
+    )
+
+
+def _expand(u, v, d, ga: _Groups, gb: _Groups, self_join: bool):
+    """Pairs of distinct rows -> pairs of original rows."""
+    if not ga.has_duplicates and not gb.has_duplicates:
+        return u, v, d
+    ca = _weigh(u, ga.weights())
+    cb = _weigh(v, gb.weights())
+    sizes = ca * cb
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    total = int(offsets[-1])
+    out_i = np.empty(total, dtype=np.int64)
+    out_j = np.empty(total, dtype=np.int64)
+    out_d = np.empty(total, dtype=np.uint8)
+    pa = _csr(ga)
+    pb = _csr(gb)
+    _tk.expand_pairs(u, v, d, *pa, *pb, offsets[:-1], self_join, out_i, out_j, out_d)
+    return out_i, out_j, out_d
+
+
+def _csr(g: _Groups):
+    if g.has_duplicates:
+        return g.ptr, g.rows
+    return np.arange(g.n + 1, dtype=np.int64), np.arange(g.n, dtype=np.int64)
+
+
+def _identical(g: _Groups):
+    """All pairs inside groups of identical rows (distance 0)."""
+    if not g.has_duplicates:
+        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
+    big = np.flatnonzero(g.counts > 1)
+    c = g.counts[big]
+    offsets = np.concatenate(([0], np.cumsum(c * (c - 1) // 2))).astype(np.int64)
+    total = int(offsets[-1])
+    out = (np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.uint8))
+    _tk.expand_groups(big, g.ptr, g.rows, offsets[:-1], *out)
+    return out
+
+
+def _sorted_pairs(i, j, d) -> Pairs:
+    if i.shape[0] > 1:
+        if i.max() < 2**32 and j.max() < 2**32:
+            order = np.argsort((i.astype(np.uint64) << np.uint64(32)) | j.astype(np.uint64))
+        else:
+            order = np.lexsort((j, i))
+        i, j, d = i[order], j[order], d[order]
+    return Pairs(i, j, d)
+
+
+def _check_max_pairs(max_pairs) -> int:
+    if max_pairs is None:
+        return int(config["max_pairs"])
+    return _check_count(max_pairs, "max_pairs")
+
+
+def near_duplicates(
+    fps: Any,
+    k: int = 3,
+    *,
+    blocks: int | None = None,
+    against: Any = None,
+    max_pairs: int | None = None,
+    n_jobs: int | None = None,
+) -> Pairs:
+    """Every pair of fingerprints within Hamming distance ``k``.
+
+    Identical fingerprints are merged first (in linear time); the distinct ones are
+    searched with permutation tables (the pigeonhole method of Manku et al., 2007), or
+    compared all against all when the cost model finds that cheaper. The result is
+    complete and lists each pair exactly once, however many tables found it: a pair is
+    reported only by the first table (in lexicographic order of block choices) whose
+    key it matches.
+
+    Parameters
+    ----------
+    fps : ndarray of uint64, shape (n,) or (n, 2)
+        64-bit or 128-bit fingerprints (128-bit: low word first).
+    k : int, default 3
+        Largest Hamming distance reported (inclusive), ``0 <= k < bits``.
+    blocks : int, optional
+        Number of blocks ``b`` (``k < b <= bits``), giving ``C(b, k)`` tables. By default
+        chosen by :func:`table_design` from the size, width and ``k``.
+    against : ndarray of uint64, optional
+        A second set: report pairs ``(i, j)`` with ``i`` a row of ``fps`` and ``j`` a
+        row of ``against`` (no pairs inside either set).
+    max_pairs : int, optional
+        Refuse to return more pairs than this (default ``config["max_pairs"]``). The
+        pairs are counted before any is materialised; a group of ``m`` identical
+        fingerprints alone makes ``m (m - 1) / 2``.
+    n_jobs : int, optional
+        Threads (default: Numba's setting; -1 all).
+
+    Returns
+    -------
+    Pairs
+        ``i``, ``j`` (int64 rows; ``i < j`` in a self-join) and ``distance`` (uint8),
+        sorted by ``(i, j)``.
+
+    Raises
+    ------
+    TooManyPairsError
+        If there would be more than ``max_pairs`` pairs (a ``ValueError``).
+
+    See Also
+    --------
+    simhash_nb.pairs_within : brute-force join (the reference).
+    simhash_nb.clusters, simhash_nb.dedupe : groups without listing pairs.
+    simhash_nb.table_design : the automatic design and its cost model.
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> fps = np.array([0b0000, 0b0111, 0b1111_0000, 0b0001, 0b0000], dtype=np.uint64)
+    >>> p = sh.near_duplicates(fps, k=1)
+    >>> p.i, p.j, p.distance
+    (array([0, 0, 3]), array([3, 4, 4]), array([1, 0, 1], dtype=uint8))
+    >>> sh.near_duplicates(fps, k=1, against=np.array([0b0011], dtype=np.uint64)).i
+    array([3])
+    """
+    a = as_fingerprints(fps, "fps")
+    bits = bits_of(a)
+    k = check_k(k, bits)
+    b = None
+    if against is not None:
+        b = as_fingerprints(against, "against")
+        same_width(a, b, ("fps", "against"))
+    if blocks is not None:
+        blocks = _check_blocks(blocks, k, bits)
+    max_pairs = _check_max_pairs(max_pairs)
+    a2 = as_words(a)
+    if b is None and a2.shape[0] >= 2**32 or b is not None and a2.shape[0] + b.shape[0] >= 2**32:
+        raise ValueError("near_duplicates handles fewer than 2**32 fingerprints at a time")
+    with threads(n_jobs):
+        if b is None:
+            return _self_join(a2, k, blocks, max_pairs)
+        return _cross_join(a2, as_words(b), k, blocks, max_pairs)
+
+
+def _self_join(a, k, blocks, max_pairs) -> Pairs:
+    work = _Work(a.shape[0])
+    ga = _group_identical(a, work)
+    identical = ga.identical_pairs()
+    if identical > max_pairs:
+        raise _too_many(identical, max_pairs, identical)
+    ua = ga.distinct(a)
+    design = table_design(ua.shape[0], k, a.shape[1] * 64, blocks=blocks)
+    w = ga.weights()
+    got = _search_distinct(ua, None, k, design, w, w, max_pairs - identical, work)
+    if got.over:
+        raise _too_many(got.weighted + identical, max_pairs, identical)
+    i, j, d = _expand(*got.result(), ga, ga, True)
+    if identical:
+        ii, jj, dd = _identical(ga)
+        i, j, d = np.concatenate([i, ii]), np.concatenate([j, jj]), np.concatenate([d, dd])
+    return _sorted_pairs(i, j, d)
+
+
+def _cross_join(a, b, k, blocks, max_pairs) -> Pairs:
+    work = _Work(a.shape[0] + b.shape[0])
+    ga = _group_identical(a, work)
+    gb = _group_identical(b, work)
+    ua, ub = ga.distinct(a), gb.distinct(b)
+    design = table_design(ua.shape[0], k, a.shape[1] * 64, n_against=ub.shape[0], blocks=blocks)
+    got = _search_distinct(ua, ub, k, design, ga.weights(), gb.weights(), max_pairs, work)
+    if got.over:
+        raise _too_many(got.weighted, max_pairs, 0)
+    return _sorted_pairs(*_expand(*got.result(), ga, gb, False))
