@@ -214,7 +214,10 @@ def fp_gaoya(texts, mode, a):
             "SipHash-2-4 per token, bit counts; rayon-parallel over docs. Includes converting "
             "the Python list of str in and the list of int out."
         )
-        ctor = "SimHash64StringIntIndex(num_blocks=6, max_distance=3, analyzer='word', lowercase=True, ngram_range=None)"
+        ctor = (
+            "SimHash64StringIntIndex(num_blocks=6, max_distance=3, analyzer='word', "
+            "lowercase=True, ngram_range=None)"
+        )
     else:
         idx = C(6, 3, "char", True, (4, 4))
         path = (
@@ -421,7 +424,10 @@ def search_pybind(a):
 
     med, times, pairs = timed(run, a.repeats)
     return dict(
-        api=f"simhash._simhash.find_all(set_of_uint64, number_of_blocks={blocks}, different_bits={a.k})",
+        api=(
+            f"simhash._simhash.find_all(set_of_uint64, number_of_blocks={blocks}, "
+            f"different_bits={a.k})"
+        ),
         timed_path=(
             "find_all on a prebuilt Python set: set->std::unordered_set copy, "
             f"C({blocks},{blocks - a.k})={math.comb(blocks, blocks - a.k)} permute+sort passes, "
@@ -601,7 +607,9 @@ def index_pure(a):
         ext = dict(add_s=add_s * n / m, query_s=query_s * q / mq if mq else None)
         ext["total_s"] = ext["add_s"] + (ext["query_s"] or 0.0)
     return dict(
-        api=f"simhash.SimhashIndex([], k={a.k}); .add(id, Simhash) x N; .get_near_dups(Simhash) x Q",
+        api=(
+            f"simhash.SimhashIndex([], k={a.k}); .add(id, Simhash) x N; .get_near_dups(Simhash) x Q"
+        ),
         timed_path=(
             f"add: one add() per object (k+1={a.k + 1} bucket tables, hex-string entries); "
             f"query: get_near_dups() for the first Q indexed fingerprints (each finds at "
