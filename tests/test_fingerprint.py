@@ -249,3 +249,14 @@ def test_bad_features():
         sh.fingerprint_features([np.array([1], np.uint64)], bits=96)
     with pytest.raises(TypeError):
         sh.fingerprint_features("abc")
+
+
+def test_ascii_fast_path_matches_unicode_lowercase():
+    texts = ["MiXeD Case @[`{ ASCII", None, "UPPER lower", "x" * 50]
+    arr = pa.array(["drop me"] + texts).slice(1)  # sliced input, with a null
+    got = sh.fingerprint(arr, missing="zero")
+    want = sh.fingerprint([t.lower() if t else t for t in texts], normalize=(), missing="zero")
+    np.testing.assert_array_equal(got, want)
+    # one non-ASCII text switches the whole batch to Unicode lowercasing
+    mixed = sh.fingerprint(["ÀB", "AB"])
+    np.testing.assert_array_equal(mixed, sh.fingerprint(["àb", "ab"], normalize=()))

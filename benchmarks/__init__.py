@@ -1,0 +1,1 @@
+"""Benchmarks: run all with ``make bench`` (``python -m benchmarks.run``)."""
