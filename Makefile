@@ -23,6 +23,7 @@ test: $(STAMP) lint
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
+	$(BIN)/python -m benchmarks.report
 
 clean:
 	rm -rf $(VENV) demo-output .pytest_cache build *.egg-info

@@ -1,0 +1,39 @@
+"""Write the benchmark tables from ``benchmarks/results/*.json`` into README.md.
+
+Each benchmark module has ``report(result) -> markdown``; its table goes between
+``<!-- bench:NAME -->`` and ``<!-- /bench:NAME -->`` in the README.
+Run: ``python -m benchmarks.report``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+
+from ._common import RESULTS, ROOT
+
+SECTIONS = {"fingerprint": "bench_fingerprint", "search": "bench_search",
+            "accessors": "bench_accessors", "evaluate": "bench_evaluate",
+            "features": "bench_features", "distributed": "bench_distributed"}
+
+
+def main() -> None:
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    for name, module in SECTIONS.items():
+        path = RESULTS / f"{name}.json"
+        marker = re.compile(rf"(<!-- bench:{name} -->\n).*?(<!-- /bench:{name} -->)", re.S)
+        if not path.exists() or not marker.search(text):
+            continue
+        res = json.loads(path.read_text())
+        body = importlib.import_module(f"benchmarks.{module}").report(res)
+        when = res.get("when", "")
+        body = f"{body}\n\n<sub>Measured {when} by `make bench` on {res['machine']['cpus']} cores.</sub>\n"
+        text = marker.sub(lambda m, b=body: m.group(1) + b + m.group(2), text)
+        print(f"updated {name}")
+    readme.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
