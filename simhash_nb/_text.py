@@ -122,16 +122,19 @@ def _ascii_lower(arr: pa.Array) -> pa.Array:
 def normalize_arrow(arr: pa.Array, steps: tuple[str, ...]) -> pa.Array:
     """Apply normalisation steps (in :data:`simhash_nb.spec.NORMALIZERS` order) with pyarrow.
 
-    - ``html``: drop tags, replace entities by a space
+    - ``html``: drop tags (each becomes a space), then decode character references
+      (``&amp;``, ``&eacute;``, ``&#20013;``, ``&#x4e2d;``) as HTML5 does
+      (:func:`html.unescape`, run only on the texts that have one)
     - ``nfkc``: Unicode NFKC (full-width to half-width, compatibility forms)
     - ``lower``: Unicode lowercase
     - ``punct``: punctuation and symbols to spaces
     - ``digits``: every decimal digit to ``0``
-    - ``whitespace``: runs of white space to one space, trimmed
+    - ``whitespace``: runs of white space (ASCII controls and Unicode separators such
+      as U+00A0 and U+3000) to one space, trimmed
     """
     if "html" in steps:
         arr = pc.replace_substring_regex(arr, _HTML_TAG, " ")
-        arr = pc.replace_substring_regex(arr, _HTML_ENTITY, " ")
+        arr = _unescape_html(arr)
     ascii_only = _is_ascii(arr)  # then NFKC is the identity and ASCII lowercase is exact
     if "nfkc" in steps and not ascii_only:
         arr = pc.utf8_normalize(arr, "NFKC")
@@ -142,8 +145,22 @@ def normalize_arrow(arr: pa.Array, steps: tuple[str, ...]) -> pa.Array:
     if "digits" in steps:
         arr = pc.replace_substring_regex(arr, r"\p{Nd}", "0")
     if "whitespace" in steps:
-        arr = pc.utf8_trim_whitespace(pc.replace_substring_regex(arr, r"\s+", " "))
+        arr = pc.utf8_trim_whitespace(pc.replace_substring_regex(arr, r"[\s\p{Z}]+", " "))
     return arr
+
+
+def _unescape_html(arr: pa.Array) -> pa.Array:
+    """Decode HTML character references in the texts that have any."""
+    import html
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    has = pc.fill_null(pc.match_substring_regex(arr, _HTML_ENTITY), False)
+    if not pc.any(has).as_py():
+        return arr
+    decoded = pa.array([html.unescape(t) for t in arr.filter(has).to_pylist()],
+                       type=arr.type)
+    return pc.replace_with_mask(arr, has, decoded)
 
 
 def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:

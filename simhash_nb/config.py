@@ -13,6 +13,42 @@ _DEFAULTS: dict[str, Any] = {
     "max_pairs": 100_000_000,
     # Documents per parallel chunk are chosen so each thread gets this many chunks.
     "chunks_per_thread": 8,
+    # --- near-duplicate search (search.py, index.py) ---
+    # Table sorts: the parallel first radix pass uses at most this many key bits
+    # (2**radix_bits partitions); partitions are then sorted with digits of
+    # radix_local_bits.
+    "radix_bits": 12,
+    "radix_local_bits": 8,
+    # Hashed table keys get log2(n) + this many bits: collisions add ~n / 2**this candidates.
+    "search_hash_extra_bits": 10,
+    # Refuse table designs with more tables than this.
+    "max_tables": 4096,
+    # Cost model of table_design, seconds (2-core reference machine): per row per table
+    # (key, scan), per row per radix pass, per candidate pair verified, per brute-force pair.
+    "search_cost_row": 2.0e-9,
+    "search_cost_pass": 2.5e-9,
+    "search_cost_candidate": 5.0e-9,
+    "search_cost_brute": 0.4e-9,
+    # SimhashIndex merges its newest sorted run into the previous one while the previous
+    # is at most this many times larger (LSM size tiers), and compacts when more than
+    # this fraction of its rows are removed.
+    "index_merge_factor": 2,
+    "index_compact_fraction": 0.5,
+    # --- threshold tuning (evaluate.py) ---
+    # sh.jaccard / jaccard_pairs compare all pairs only up to this many (8 bytes each).
+    "jaccard_max_all_pairs": 10_000_000,
+    # threshold_table counts every pair's distance (self-join without max_k) up to this many.
+    "evaluate_max_brute_pairs": 50_000_000,
+    # --- slow tokenizers (jieba_features.py) ---
+    # With n_jobs=None jieba uses one worker process per this many characters (at most one
+    # per core); worker processes start with this multiprocessing method.
+    "jieba_min_chars_per_process": 1_000_000,
+    "jieba_mp_context": "spawn",
+    # Characters per task sent to a worker (and per progress-bar step).
+    "jieba_chunk_chars": 200_000,
+    # progress=None shows a bar on jieba/callable batches of at least this many characters
+    # (in a terminal or notebook).
+    "progress_min_chars": 5_000_000,
 }
 
 config: dict[str, Any] = dict(_DEFAULTS)

@@ -21,7 +21,7 @@ from ._kernels import bitsums as _bk
 from ._parallel import balanced_chunks, threads
 from ._text import text_buffers
 from ._unicode import word_classes
-from .features import _MODES, FeatureBatch
+from .features import _MODES, FeatureBatch, is_fast, prepare, text_batch
 from .spec import FingerprintSpec
 
 __all__ = ["fingerprint", "fingerprint_features", "make_spec"]
@@ -54,14 +54,18 @@ def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec
     return FingerprintSpec(**given)
 
 
-def _fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None):
-    """Fingerprints, feature counts and validity of each text (missing texts: 0)."""
-    if spec.tokenizer not in _MODES:
-        from .features import features as _features
+def _fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, progress=None):
+    """Fingerprints, feature counts and validity of each text (missing texts: 0).
 
-        fb = _features(texts, spec=spec, n_jobs=n_jobs)
+    ``extras`` holds what a spec records only by name or content (a callable tokenizer,
+    stop words, an IDF table), as returned by :func:`simhash_nb.features.prepare`.
+    """
+    if not is_fast(spec):
+        if extras is None:
+            spec, extras = prepare(spec=spec)
+        fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)
         fps = fingerprint_features(fb, bits=spec.bits, n_jobs=n_jobs)
-        return fps, fb.n_features, np.ones(len(fb), dtype=bool)
+        return fps, fb.n_features, valid
     with threads(n_jobs) as n_threads:
         buf = text_buffers(texts, spec.normalize, n_threads)
         chunks = balanced_chunks(buf.offsets)
@@ -87,8 +91,10 @@ def fingerprint(
     normalize=None,
     seed: int | None = None,
     spec: FingerprintSpec | None = None,
+    params=None,
     missing: str = "raise",
     n_jobs: int | None = None,
+    progress: bool | None = None,
 ) -> np.ndarray:
     """SimHash fingerprints of a batch of texts.
 
@@ -101,12 +107,18 @@ def fingerprint(
         A list, numpy array, pandas Series (object, ``string`` or Arrow-backed) or
         pyarrow array. Byte strings must be valid UTF-8.
     bits : {64, 128}, default 64
-    tokenizer : {"char", "word"}, default "char"
+    tokenizer : {"char", "word", "jieba"} or callable, default "char"
         Character n-grams over code points, or word n-grams over Unicode word
-        characters (each CJK ideograph or kana is a word).
-    ngram : int, default 4 for "char", 1 for "word"
-    weights : {"tf", "binary"}, default "tf"
-        Count every occurrence of a feature, or each distinct feature once.
+        characters (each CJK ideograph or kana is a word): both run in one Numba
+        kernel. ``"jieba"``: Chinese words segmented by jieba, stop words dropped
+        (see :mod:`simhash_nb.jieba_features`). A callable ``text -> tokens`` (or
+        ``-> (token, weight) pairs``) brings your own segmenter; it is the slow path
+        (one Python call per text), and its tokens are hashed and fingerprinted by the
+        same xxh64 and kernels.
+    ngram : int, default 4 for "char", 1 otherwise
+    weights : {"tf", "binary", "tfidf", "given"}, default "tf" ("tfidf" for jieba)
+        Count every occurrence of a feature, each distinct feature once, count times
+        IDF (``params={"idf": ...}``), or the weights a callable returned.
     normalize : tuple of str, default ("nfkc", "lower")
         Steps among ``"html"``, ``"nfkc"``, ``"lower"``, ``"punct"``, ``"digits"``,
         ``"whitespace"``, applied in that order; ``()`` for none.
@@ -114,11 +126,21 @@ def fingerprint(
         Seed of the xxh64 feature hash.
     spec : FingerprintSpec, optional
         All of the above in one object (then leave them unset).
+    params : dict, optional
+        Tokenizer settings recorded in the spec. jieba: ``user_dict`` (path),
+        ``stop_words`` ("default", "none", path or words), ``hmm`` (bool), ``idf``
+        ("jieba", "fit" or an :class:`~simhash_nb.jieba_features.IdfTable`). A callable:
+        ``name`` (default: its module and qualified name; required for lambdas).
+        Any tokenizer with ``weights="tfidf"``: ``idf``.
     missing : {"raise", "zero"}, default "raise"
         What a missing text (None, NaN, pd.NA) gets: an error naming its position, or
         the fingerprint 0.
     n_jobs : int, optional
-        Threads (default: Numba's setting, all cores).
+        Threads (default: Numba's setting, all cores); for jieba, worker processes
+        (default: one per million characters, at most one per core).
+    progress : bool, optional
+        A tqdm progress bar on the slow paths (jieba, callable); default: on batches
+        over 5 million characters when writing to a terminal.
 
     Returns
     -------
@@ -144,11 +166,11 @@ def fingerprint(
     >>> sh.fingerprint(["abc"], bits=128).shape
     (1, 2)
     """
-    spec = make_spec(spec, bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
-                     normalize=normalize, seed=seed)
+    spec, extras = prepare(bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
+                           normalize=normalize, seed=seed, spec=spec, params=params)
     if missing not in ("raise", "zero"):
         raise ValueError(f"missing must be 'raise' or 'zero', got {missing!r}")
-    fps, _, valid = _fingerprint_texts(texts, spec, n_jobs)
+    fps, _, valid = _fingerprint_texts(texts, spec, n_jobs, extras, progress)
     if missing == "raise" and not valid.all():
         pos = int(np.flatnonzero(~valid)[0])
         raise ValueError(

@@ -21,7 +21,7 @@ import numpy as np
 from ._kernels import hamming as _hk
 from ._kernels import tables as _tk
 from ._parallel import threads
-from ._validation import as_fingerprints, as_words, bits_of, check_k, same_width
+from ._validation import as_fingerprints, bits_of, check_k, same_width
 from .config import config
 from .pairs import Pairs
 
@@ -41,7 +41,9 @@ class _Layout:
 
     Block ``x`` covers bits ``[starts[x], starts[x] + widths[x])``; the first
     ``bits % blocks`` blocks are one bit wider. ``sels[t]`` are the blocks of table ``t``
-    (combinations in lexicographic order, as the ownership rule requires).
+    (combinations in lexicographic order, as the ownership rule requires), ``rests[t]``
+    the others. ``key_pieces[t]`` gathers table ``t``'s key (see
+    :func:`simhash_nb._kernels.tables.gather_bits`).
     """
 
     bits: int
@@ -50,8 +52,10 @@ class _Layout:
     starts: np.ndarray
     widths: np.ndarray
     sels: np.ndarray
+    rests: np.ndarray
     block_masks: np.ndarray
     key_widths: np.ndarray
+    key_pieces: np.ndarray
 
     @classmethod
     def make(cls, bits: int, k: int, blocks: int) -> _Layout:
@@ -60,21 +64,82 @@ class _Layout:
         starts = np.concatenate(([0], np.cumsum(widths)[:-1])).astype(np.int64)
         sels = np.array(list(itertools.combinations(range(blocks), blocks - k)), dtype=np.int64)
         sels = sels.reshape(-1, blocks - k)
-        words = bits // 64
-        masks = np.zeros((blocks, words), dtype=np.uint64)
+        rests = np.array(
+            [[x for x in range(blocks) if x not in sel] for sel in sels.tolist()],
+            dtype=np.int64,
+        ).reshape(sels.shape[0], k)
+        masks = np.zeros((blocks, bits // 64), dtype=np.uint64)
         for x in range(blocks):
             for bit in range(int(starts[x]), int(starts[x] + widths[x])):
                 masks[x, bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
-        return cls(bits, k, blocks, starts, widths, sels, masks, widths[sels].sum(axis=1))
+        key_pieces = _pad([_pieces(sel, starts, widths) for sel in sels.tolist()])
+        key_widths = widths[sels].sum(axis=1)
+        return cls(bits, k, blocks, starts, widths, sels, rests, masks, key_widths, key_pieces)
 
     @property
     def n_tables(self) -> int:
         return int(self.sels.shape[0])
 
-    def key_plan(self, out_bits: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per table: whether the key is hashed, and its width in bits."""
+    def plan(self, n: int, out_bits: int | None = None) -> _Plan:
+        """Word layout of the tables over ``n`` rows.
+
+        Keys wider than ``out_bits`` (default :func:`_key_bits`) are hashed to that
+        width; the bits left in a 64-bit word after key and row carry bits from outside
+        the key (a free filter of candidates).
+        """
+        rb = _row_bits(n)
+        out_bits = _key_bits(n) if out_bits is None else out_bits
         hashed = self.key_widths > out_bits
-        return hashed, np.where(hashed, out_bits, self.key_widths).astype(np.int64)
+        key_bits = np.where(hashed, out_bits, self.key_widths).astype(np.int64)
+        extra = np.minimum(64 - key_bits - rb, self.bits - self.key_widths).astype(np.int64)
+        extra_pieces = _pad(
+            [
+                _pieces(rest, self.starts, self.widths, int(e))
+                for rest, e in zip(self.rests.tolist(), extra)
+            ]
+        )
+        return _Plan(rb, hashed, key_bits, extra, extra_pieces)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    row_bits: int
+    hashed: np.ndarray
+    key_bits: np.ndarray
+    extra_bits: np.ndarray
+    extra_pieces: np.ndarray
+
+
+def _pieces(blocks, starts, widths, limit: int | None = None) -> list[tuple[int, ...]]:
+    """``(word, shift, mask, pos)`` moves gathering the bits of ``blocks`` (at most
+    ``limit`` bits) into consecutive positions; no piece crosses a source or target
+    word."""
+    out = []
+    pos = 0
+    for x in blocks:
+        start, width = int(starts[x]), int(widths[x])
+        if limit is not None:
+            width = min(width, limit - pos)
+        while width > 0:
+            word, off = divmod(start, 64)
+            take = min(width, 64 - off, 64 - pos % 64)
+            out.append((word, off, (1 << take) - 1, pos))
+            start, pos, width = start + take, pos + take, width - take
+    return out
+
+
+def _pad(rows: list[list[tuple[int, ...]]]) -> np.ndarray:
+    """Ragged piece lists -> ``uint64[tables, pieces, 4]`` (padding pieces move nothing)."""
+    out = np.zeros((len(rows), max((len(r) for r in rows), default=0), 4), dtype=np.uint64)
+    for t, r in enumerate(rows):
+        if r:
+            out[t, : len(r)] = np.array(r, dtype=np.uint64)
+    return out
+
+
+def _top_bits(n: int) -> int:
+    """Bits of the parallel first radix partition: partitions of ~2**10 rows."""
+    return min(config["radix_bits"], max(0, _row_bits(n) - 10))
 
 
 def _row_bits(n: int) -> int:
@@ -206,7 +271,6 @@ def table_design(
     n = _check_count(n, "n")
     if n_against is not None:
         n_against = _check_count(n_against, "n_against")
-    words = bits // 64
     n_rows = n + (n_against or 0)
     n_pairs = _pair_count(n, n_against)
     if blocks is not None:
@@ -215,17 +279,29 @@ def table_design(
         return TableDesign("tables", bits, k, blocks, _n_tables(blocks, k), narrow, cand, cost)
     if k == 0 and n_against is None:
         return TableDesign("exact", bits, k, 0, 0, bits, 0.0, n * config["search_cost_row"])
+    best = _best_tables(n_rows, n_pairs, k, bits)
+    brute = config["search_cost_brute"] * n_pairs
+    if brute < best.cost:
+        return TableDesign("brute", bits, k, 0, 0, 0, n_pairs, brute)
+    return best
+
+
+def _best_tables(n_rows: int, n_pairs: float, k: int, bits: int) -> TableDesign:
+    """The cheapest table design under the cost model."""
     best = None
-    for b in range(max(k + 1, words), bits + 1):
+    for b in range(max(k + 1, bits // 64), bits + 1):
         if _n_tables(b, k) > config["max_tables"]:
             break
         cost, cand, narrow = _tables_cost(n_rows, n_pairs, bits, k, b)
         if best is None or cost < best.cost:
             best = TableDesign("tables", bits, k, b, _n_tables(b, k), narrow, cand, cost)
-    brute = config["search_cost_brute"] * n_pairs
-    if best is None or brute < best.cost:
-        return TableDesign("brute", bits, k, 0, 0, 0, n_pairs, brute)
+    assert best is not None  # b = k + 1 gives k + 1 tables
     return best
+
+
+def as_words(fps: np.ndarray) -> np.ndarray:
+    """``uint64[n, words]`` view of a checked fingerprint array (also when empty)."""
+    return fps.reshape(fps.shape[0], 1 if fps.ndim == 1 else fps.shape[1])
 
 
 def _check_count(n, name: str) -> int:
@@ -314,13 +390,16 @@ def _group_identical(fps: np.ndarray, work: _Work | None = None) -> _Groups:
     if n < 2:
         return _Groups(n, n)
     layout = _whole_layout(fps.shape[1] * 64)
-    work = work or _Work(n)
-    rb = _row_bits(n)
-    rep = np.empty(n, dtype=np.int64)
-    sorted_ = _sort(fps, layout, 0, _key_bits(n), rb, work)
-    n_distinct = int(_tk.group_identical(sorted_, rb, fps, _tasks(n), rep))
+    work = (work or _Work(n)).fit(n)
+    plan = layout.plan(n)
+    sorted_ = _sort(fps, layout, 0, plan, work.buf[:n], work.tmp[:n])
+    rb = plan.row_bits
+    rep = np.empty(0, dtype=np.int64)
+    n_distinct = int(_tk.group_identical(sorted_, rb, fps, _tasks(n), False, rep))
     if n_distinct == n:
         return _Groups(n, n)
+    rep = np.empty(n, dtype=np.int64)
+    _tk.group_identical(sorted_, rb, fps, _tasks(n), True, rep)
     is_first = rep == np.arange(n)
     first = np.flatnonzero(is_first)
     uid = np.cumsum(is_first, dtype=np.int64) - 1
@@ -343,13 +422,12 @@ class _Work:
         return self if self.buf.shape[0] >= n else _Work(n)
 
 
-def _sort(fps, layout: _Layout, t: int, out_bits: int, row_bits: int, work: _Work):
-    """Sorted ``key << row_bits | row`` words of table ``t`` (a view of a work array)."""
-    n = fps.shape[0]
-    hashed, widths = layout.key_plan(out_bits)
+def _sort(fps, layout: _Layout, t: int, plan: _Plan, buf, tmp):
+    """Sorted words of table ``t`` (one of the work arrays ``buf``, ``tmp``)."""
     return _tk.sort_table(
-        fps, layout.sels[t], layout.starts, layout.widths, bool(hashed[t]), int(widths[t]),
-        row_bits, config["radix_bits"], _chunks(), work.buf[:n], work.tmp[:n],
+        fps, layout.key_pieces[t], plan.extra_pieces[t], bool(plan.hashed[t]),
+        int(plan.key_bits[t]), int(plan.extra_bits[t]), plan.row_bits,
+        _top_bits(fps.shape[0]), config["radix_local_bits"], _chunks(), buf, tmp,
     )
 
 
@@ -385,14 +463,16 @@ def _table_search(fps, n_left: int, layout: _Layout, k: int, wa, wb, limit: int,
     ``n_left`` against the rest) with ``sum wa[i] * wb[j]`` counted; pairs are
     materialised only while that sum stays within ``limit``."""
     n = fps.shape[0]
-    rb = _row_bits(n)
-    out_bits = _key_bits(n)
+    plan = layout.plan(n)
     n_tasks = _tasks(n)
     cap = config["pairs_initial_capacity"]
     got = _Collector(limit)
     for t in range(layout.n_tables):
-        sorted_ = _sort(fps, layout, t, out_bits, rb, work)
-        args = (sorted_, rb, fps, k, n_left, layout.sels[t], layout.block_masks, wa, wb, n_tasks)
+        sorted_ = _sort(fps, layout, t, plan, work.buf[:n], work.tmp[:n])
+        args = (
+            sorted_, int(plan.extra_bits[t]), plan.row_bits, fps, k, n_left, layout.sels[t],
+            layout.block_masks, wa, wb, n_tasks,
+        )
         use = 0 if got.over else cap
         left, right, dist, counts, weighted = _tk.scan_runs(*args, use)
         got.weighted += int(weighted.sum())

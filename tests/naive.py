@@ -181,3 +181,131 @@ def fingerprint_text(text: str, tokenizer="char", n=4, bits=64, weights="tf", se
     if weights == "binary":
         hs = sorted(set(hs))
     return simhash(hs, None, bits)
+
+
+# --- jaccard -------------------------------------------------------------------------
+
+
+def jaccard(a, b) -> float:
+    """|A & B| / |A | B| of two collections of hashes; two empty sets are identical (1)."""
+    a, b = {int(x) for x in a}, {int(x) for x in b}
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def minhash(hashes, salts) -> list[int]:
+    """Signature entry p: min over features h of splitmix64(h ^ salts[p]); 2**64 - 1 if empty."""
+    return [min((splitmix64(int(h) ^ int(s)) for h in hashes), default=_M64) for s in salts]
+
+
+def band_keys(sig, bands: int, rows: int) -> list[int]:
+    """Key of band b: splitmix64 chained over its rows, starting from b."""
+    keys = []
+    for b in range(bands):
+        key = b
+        for r in range(b * rows, (b + 1) * rows):
+            key = splitmix64(key ^ int(sig[r]))
+        keys.append(key)
+    return keys
+
+
+def bucket_pairs(keys) -> set[tuple[int, int]]:
+    """All (i, j), i < j, with keys[i] == keys[j]."""
+    return {
+        (i, j)
+        for i in range(len(keys))
+        for j in range(i + 1, len(keys))
+        if keys[i] == keys[j]
+    }
+
+
+def threshold_counts(dist, truth, k: int) -> tuple[int, int, int]:
+    """(tp, fp, fn) at threshold k: dist and truth map each evaluated pair to its
+    distance and to whether it is a duplicate."""
+    tp = sum(1 for p, d in dist.items() if d <= k and truth[p])
+    fp = sum(1 for p, d in dist.items() if d <= k and not truth[p])
+    fn = sum(1 for p, d in dist.items() if d > k and truth[p])
+    return tp, fp, fn
+
+
+# --- windows -------------------------------------------------------------------------
+
+
+def token_spans(text: str, tokenizer: str) -> list[tuple[int, int]]:
+    """(start, end) character positions of each token: code points or words."""
+    if tokenizer == "char":
+        return [(i, i + 1) for i in range(len(text))]
+    spans, start = [], None
+    for i, ch in enumerate(text):
+        c = char_class(ch)
+        if c == 1:
+            if start is None:
+                start = i
+            continue
+        if start is not None:
+            spans.append((start, i))
+            start = None
+        if c == 2:
+            spans.append((i, i + 1))
+    if start is not None:
+        spans.append((start, len(text)))
+    return spans
+
+
+def windows(text: str, tokenizer: str, window: int, stride: int) -> list[tuple[int, int, str]]:
+    """(first token, end token, text of the window) of each window of one text."""
+    spans = token_spans(text, tokenizer)
+    t = len(spans)
+    if t == 0:
+        return []
+    starts = list(range(0, max(t - window, 0) + 1, stride))
+    if starts[-1] + window < t:
+        starts.append(t - window)
+    out = []
+    for s in starts:
+        e = min(s + window, t)
+        out.append((s, e, text[spans[s][0] : spans[e - 1][1]]))
+    return out
+
+
+# --- search / clusters ---------------------------------------------------------------
+
+
+def clusters(n, pairs):
+    """Label of each of n items = smallest item of its connected component (union-find)."""
+    parent = list(range(n))
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for i, j, *_ in pairs:
+        a, b = find(int(i)), find(int(j))
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    return [find(x) for x in range(n)]
+
+
+def dedupe(labels, keep="first"):
+    """Mask keeping one item per label: the first, the last, or (keep=False) singletons."""
+    n = len(labels)
+    members = {}
+    for x, lab in enumerate(labels):
+        members.setdefault(lab, []).append(x)
+    if keep is False:
+        return [len(members[lab]) == 1 for lab in labels]
+    chosen = {lab: (xs[0] if keep == "first" else xs[-1]) for lab, xs in members.items()}
+    return [chosen[labels[x]] == x for x in range(n)]
+
+
+def index_query(stored, ids, queries, k):
+    """Sorted (query, id, distance) of every stored fingerprint within k of a query."""
+    out = []
+    for q, fq in enumerate(queries):
+        for fs, id_ in zip(stored, ids):
+            d = hamming(fq, fs)
+            if d <= k:
+                out.append((q, int(id_), d))
+    return sorted(out, key=lambda t: (t[0], t[2], t[1]))

@@ -1,10 +1,12 @@
 """Permutation-table (pigeonhole) search kernels.
 
-A *table* is a sorted list of ``key << row_bits | row`` words, where the key is made
-of some blocks of a fingerprint (the table's *selection*) and ``row`` is the row's
-position. Rows whose keys are equal form a *run*; only pairs inside a run are
-candidates. Sorting is a parallel LSD radix sort on the key bits only: the row bits
-start in increasing order and the sort is stable, so rows stay ascending in a run.
+A *table* is a sorted array of 64-bit *words* ``key << (extra_bits + row_bits) |
+extra << row_bits | row``: the key is made of some blocks of the fingerprint (the
+table's *selection*), ``extra`` holds a few bits from outside the key, and ``row`` is
+the row's position. Rows with equal keys form a *run*; only pairs inside a run are
+candidates, and the extra bits reject most of them without touching the fingerprints
+(their differing bits are at most the distance). Sorting is by the key bits only and
+keeps the row order, so rows ascend in a run.
 
 A pair within ``k`` bits agrees on at least ``b - k`` of the ``b`` blocks, so it shares
 the key of at least one table. It is reported only by its *owner*: the table whose
@@ -12,7 +14,14 @@ selection is the first ``b - k`` agreeing blocks (tables are enumerated in
 lexicographic order, so this is the first table whose key the pair matches). No
 global hash set is needed to report each pair once.
 
-Fingerprints arrive as ``uint64[n, words]`` (a 64-bit set has one word).
+Key and extra bits are gathered by *pieces* ``(word, shift, mask, pos)``: bits
+``(fps[i, word] >> shift) & mask`` go to bit ``pos`` of a 128-bit value (pieces never
+straddle a word; padding pieces have ``mask == 0``). Keys wider than ``key_bits`` are
+hashed (splitmix64) to their top ``key_bits`` bits; equal blocks still give equal keys.
+
+Fingerprints arrive as ``uint64[n, words]`` (a 64-bit set has one word). The hot
+loops are written out in each kernel: a call that passes arrays costs reference
+counting per call.
 """
 
 from __future__ import annotations
@@ -20,12 +29,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .hamming import row_distance
+from .popcount import popcount64
 
 _ONE = np.uint64(1)
 _SEED = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
+_SIXTY_FOUR = np.uint64(64)
 
 
 @njit(cache=True, inline="always")
@@ -37,51 +47,16 @@ def mix64(z):
 
 
 @njit(cache=True, inline="always")
-def block_value(fps, i, start, width):
-    """Bits ``[start, start + width)`` of row ``i`` (``width <= 64``), low bit first."""
-    w = start >> 6
-    off = start & 63
-    v = fps[i, w] >> np.uint64(off)
-    if off + width > 64:
-        v |= fps[i, w + 1] << np.uint64(64 - off)
-    if width < 64:
-        v &= (_ONE << np.uint64(width)) - _ONE
-    return v
-
-
-@njit(cache=True, inline="always")
-def table_key(fps, i, sel, starts, widths, hashed, key_bits):
-    """Key of row ``i`` in the table selecting blocks ``sel``.
-
-    Exact keys concatenate the selected blocks (their total width is ``key_bits``);
-    hashed keys are the top ``key_bits`` bits of a splitmix64 chain over the blocks.
-    Equal blocks always give equal keys, so hashing only adds candidates.
-    """
+def _finish_key(lo, hi, hashed, key_bits):
     if hashed:
-        h = _SEED
-        for s in range(sel.shape[0]):
-            b = sel[s]
-            h = mix64(h ^ block_value(fps, i, starts[b], widths[b]))
-        return h >> np.uint64(64 - key_bits)
-    key = np.uint64(0)
-    for s in range(sel.shape[0]):
-        b = sel[s]
-        width = widths[b]
-        v = block_value(fps, i, starts[b], width)
-        if width >= 64:
-            key = v
-        else:
-            key = (key << np.uint64(width)) | v
-    return key
+        return mix64(lo ^ mix64(hi ^ _SEED)) >> np.uint64(64 - key_bits)
+    return lo
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def is_owner(a, i, b, j, sel, block_masks):
-    """Whether the table selecting ``sel`` owns the pair (row i of a, row j of b).
-
-    The owner is the table whose selection is the first ``len(sel)`` blocks on which
-    the two rows agree.
-    """
+    """Whether the table selecting ``sel`` owns the pair (row i of a, row j of b):
+    whether ``sel`` is the first ``len(sel)`` blocks on which the rows agree."""
     c = 0
     nsel = sel.shape[0]
     for blk in range(block_masks.shape[0]):
@@ -99,85 +74,153 @@ def is_owner(a, i, b, j, sel, block_masks):
     return False
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def sort_table(fps, sel, starts, widths, hashed, key_bits, row_bits, radix_bits, n_chunks, buf, tmp):
-    """Sorted ``key << row_bits | row`` words of one table, by parallel LSD radix sort.
+@njit(cache=True)
+def table_words(fps, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits, out):
+    """Unsorted words of one table (serial; the reference for :func:`sort_table`)."""
+    low = np.uint64(extra_bits + row_bits)
+    rb = np.uint64(row_bits)
+    for i in range(fps.shape[0]):
+        lo = np.uint64(0)
+        hi = np.uint64(0)
+        for p in range(key_pieces.shape[0]):
+            v = (fps[i, key_pieces[p, 0]] >> key_pieces[p, 1]) & key_pieces[p, 2]
+            if key_pieces[p, 3] >= _SIXTY_FOUR:
+                hi |= v << (key_pieces[p, 3] - _SIXTY_FOUR)
+            else:
+                lo |= v << key_pieces[p, 3]
+        ev = np.uint64(0)
+        for p in range(extra_pieces.shape[0]):
+            ev |= ((fps[i, extra_pieces[p, 0]] >> extra_pieces[p, 1]) & extra_pieces[p, 2]) << (
+                extra_pieces[p, 3]
+            )
+        key = _finish_key(lo, hi, hashed, key_bits)
+        out[i] = (key << low) | (ev << rb) | np.uint64(i)
+    return out
 
-    ``buf`` and ``tmp`` are work arrays of length ``n``; the result is one of them (the
-    returned array). Chunk ``c`` of the rows keeps its own histogram, so the scatter is
-    stable and race-free. Digits on which every key agrees are skipped.
-    """
-    n = fps.shape[0]
-    passes = (key_bits + radix_bits - 1) // radix_bits if key_bits > 0 else 0
-    dbits = (key_bits + passes - 1) // passes if passes > 0 else 1
+
+@njit(cache=True)
+def _sort_segment(buf, tmp, s, e, low, rem_bits, local_bits):
+    """Stable sort of ``buf[s:e]`` by bits ``[low, low + rem_bits)``: LSD radix with
+    ``tmp[s:e]`` as scratch, insertion sort for short segments."""
+    m = e - s
+    if m <= 16:
+        kmask = (_ONE << np.uint64(rem_bits)) - _ONE
+        for x in range(s + 1, e):
+            v = buf[x]
+            kv = (v >> low) & kmask
+            y = x - 1
+            while y >= s and ((buf[y] >> low) & kmask) > kv:
+                buf[y + 1] = buf[y]
+                y -= 1
+            buf[y + 1] = v
+        return
+    passes = (rem_bits + local_bits - 1) // local_bits
+    dbits = (rem_bits + passes - 1) // passes
     n_buckets = 1 << dbits
     dmask = np.uint64(n_buckets - 1)
-    rb = np.uint64(row_bits)
-    hist = np.zeros((n_chunks, n_buckets), dtype=np.int64)
-    for c in prange(n_chunks):
-        lo = c * n // n_chunks
-        hi = (c + 1) * n // n_chunks
-        for i in range(lo, hi):
-            key = table_key(fps, i, sel, starts, widths, hashed, key_bits)
-            v = (key << rb) | np.uint64(i)
-            buf[i] = v
-            hist[c, (v >> rb) & dmask] += 1
+    hist = np.empty(n_buckets, dtype=np.int64)
     src = buf
     dst = tmp
+    flipped = False
     for p in range(passes):
-        shift = np.uint64(row_bits + p * dbits)
-        if p > 0:
-            hist[:, :] = 0
-            for c in prange(n_chunks):
-                lo = c * n // n_chunks
-                hi = (c + 1) * n // n_chunks
-                for i in range(lo, hi):
-                    hist[c, (src[i] >> shift) & dmask] += 1
-        total = 0
+        shift = low + np.uint64(p * dbits)
+        hist[:] = 0
+        for x in range(s, e):
+            hist[(src[x] >> shift) & dmask] += 1
+        total = s
         single = False
         for d in range(n_buckets):
-            in_d = 0
-            for c in range(n_chunks):
-                cnt = hist[c, d]
-                hist[c, d] = total
-                total += cnt
-                in_d += cnt
-            if in_d == n:
+            cnt = hist[d]
+            if cnt == m:
                 single = True
+            hist[d] = total
+            total += cnt
         if single:
             continue
-        for c in prange(n_chunks):
-            lo = c * n // n_chunks
-            hi = (c + 1) * n // n_chunks
-            for i in range(lo, hi):
-                v = src[i]
-                d = (v >> shift) & dmask
-                pos = hist[c, d]
-                hist[c, d] = pos + 1
-                dst[pos] = v
+        for x in range(s, e):
+            v = src[x]
+            d = (v >> shift) & dmask
+            dst[hist[d]] = v
+            hist[d] += 1
         src, dst = dst, src
-    return src
-
-
-@njit(cache=True, inline="always")
-def _weight(w, x):
-    """Group size of distinct row ``x`` (1 when ``w`` is empty: no merged rows)."""
-    return w[x] if w.shape[0] > 0 else np.int64(1)
-
-
-@njit(cache=True, inline="always")
-def _run_start(sorted_, rb, lo, hi):
-    """First position in [lo, hi) that starts a run (runs begun before lo are skipped)."""
-    s = lo
-    if s > 0:
-        prev = sorted_[s - 1] >> rb
-        while s < hi and (sorted_[s] >> rb) == prev:
-            s += 1
-    return s
+        flipped = not flipped
+    if flipped:
+        for x in range(s, e):
+            buf[x] = src[x]
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def scan_runs(sorted_, row_bits, fps, k, n_left, sel, block_masks, wa, wb, n_tasks, cap):
+def sort_table(
+    fps, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits, top_bits,
+    local_bits, n_chunks, buf, tmp,
+):
+    """Sorted words of one table, in ``buf`` (``tmp`` is scratch of the same length).
+
+    MSD radix sort on the key bits: the words are made in parallel chunks, each with
+    its own histogram of the top ``top_bits`` key bits, so the partition scatter is
+    stable and race-free; then each partition, small enough for the cache, is sorted
+    on the remaining key bits by a serial LSD radix sort (``local_bits`` per digit),
+    partitions in parallel. Rows keep their order within equal keys.
+    """
+    n = fps.shape[0]
+    top = min(top_bits, key_bits)
+    n_top = 1 << top
+    tmask = np.uint64(n_top - 1)
+    low = np.uint64(extra_bits + row_bits)
+    rb = np.uint64(row_bits)
+    tshift = np.uint64(extra_bits + row_bits + key_bits - top)
+    hist = np.zeros((n_chunks, n_top), dtype=np.int64)
+    for c in prange(n_chunks):
+        lo_i = c * n // n_chunks
+        hi_i = (c + 1) * n // n_chunks
+        for i in range(lo_i, hi_i):
+            lo = np.uint64(0)
+            hi = np.uint64(0)
+            for p in range(key_pieces.shape[0]):
+                v = (fps[i, key_pieces[p, 0]] >> key_pieces[p, 1]) & key_pieces[p, 2]
+                if key_pieces[p, 3] >= _SIXTY_FOUR:
+                    hi |= v << (key_pieces[p, 3] - _SIXTY_FOUR)
+                else:
+                    lo |= v << key_pieces[p, 3]
+            ev = np.uint64(0)
+            for p in range(extra_pieces.shape[0]):
+                ev |= (
+                    (fps[i, extra_pieces[p, 0]] >> extra_pieces[p, 1]) & extra_pieces[p, 2]
+                ) << extra_pieces[p, 3]
+            key = _finish_key(lo, hi, hashed, key_bits)
+            word = (key << low) | (ev << rb) | np.uint64(i)
+            tmp[i] = word
+            hist[c, (word >> tshift) & tmask] += 1
+    bounds = np.empty(n_top + 1, dtype=np.int64)
+    total = 0
+    for d in range(n_top):
+        bounds[d] = total
+        for c in range(n_chunks):
+            cnt = hist[c, d]
+            hist[c, d] = total
+            total += cnt
+    bounds[n_top] = total
+    for c in prange(n_chunks):
+        lo_i = c * n // n_chunks
+        hi_i = (c + 1) * n // n_chunks
+        for i in range(lo_i, hi_i):
+            word = tmp[i]
+            d = (word >> tshift) & tmask
+            pos = hist[c, d]
+            hist[c, d] = pos + 1
+            buf[pos] = word
+    rem = key_bits - top
+    if rem > 0:
+        for d in prange(n_top):
+            if bounds[d + 1] - bounds[d] > 1:
+                _sort_segment(buf, tmp, bounds[d], bounds[d + 1], low, rem, local_bits)
+    return buf
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def scan_runs(
+    sorted_, extra_bits, row_bits, fps, k, n_left, sel, block_masks, wa, wb, n_tasks, cap
+):
     """Verify the candidates of one sorted table and keep the pairs it owns.
 
     Self-join (``n_left < 0``): every pair ``x < y`` of a run. Cross join: rows below
@@ -191,9 +234,14 @@ def scan_runs(sorted_, row_bits, fps, k, n_left, sel, block_masks, wa, wb, n_tas
     Returns ``(left, right, dist, counts, weighted)``.
     """
     n = sorted_.shape[0]
+    words = fps.shape[1]
     rb = np.uint64(row_bits)
+    low = np.uint64(extra_bits + row_bits)
     rmask = (_ONE << rb) - _ONE
+    emask = ((_ONE << np.uint64(extra_bits)) - _ONE) << rb
     kk = np.uint64(k)
+    weigh_a = wa.shape[0] > 0
+    weigh_b = wb.shape[0] > 0
     left = np.empty(n_tasks * cap, dtype=np.int64)
     right = np.empty(n_tasks * cap, dtype=np.int64)
     dist = np.empty(n_tasks * cap, dtype=np.uint8)
@@ -202,76 +250,73 @@ def scan_runs(sorted_, row_bits, fps, k, n_left, sel, block_masks, wa, wb, n_tas
     for t in prange(n_tasks):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
-        s = _run_start(sorted_, rb, lo, hi)
+        s = lo
+        if s > 0:  # a run begun before lo belongs to the previous task
+            prev = sorted_[s - 1] >> low
+            while s < hi and (sorted_[s] >> low) == prev:
+                s += 1
         base = t * cap
         c = 0
         wsum = 0
         while s < hi:
-            key = sorted_[s] >> rb
+            key = sorted_[s] >> low
             e = s + 1
-            while e < n and (sorted_[e] >> rb) == key:
+            while e < n and (sorted_[e] >> low) == key:
                 e += 1
             if e - s > 1:
-                if n_left < 0:
-                    for x in range(s, e - 1):
-                        rx = np.int64(sorted_[x] & rmask)
-                        for y in range(x + 1, e):
-                            ry = np.int64(sorted_[y] & rmask)
-                            d = row_distance(fps, rx, fps, ry)
-                            if d <= kk and is_owner(fps, rx, fps, ry, sel, block_masks):
-                                if c < cap:
-                                    left[base + c] = rx
-                                    right[base + c] = ry
-                                    dist[base + c] = d
-                                c += 1
-                                wsum += _weight(wa, rx) * _weight(wb, ry)
-                else:
-                    m = s
+                m = s
+                if n_left >= 0:
                     while m < e and np.int64(sorted_[m] & rmask) < n_left:
                         m += 1
-                    for x in range(s, m):
-                        rx = np.int64(sorted_[x] & rmask)
-                        for y in range(m, e):
-                            ry = np.int64(sorted_[y] & rmask)
-                            d = row_distance(fps, rx, fps, ry)
-                            if d <= kk and is_owner(fps, rx, fps, ry, sel, block_masks):
-                                if c < cap:
-                                    left[base + c] = rx
-                                    right[base + c] = ry - n_left
-                                    dist[base + c] = d
-                                c += 1
-                                wsum += _weight(wa, rx) * _weight(wb, ry - n_left)
+                x_end = m if n_left >= 0 else e - 1
+                for x in range(s, x_end):
+                    wx = sorted_[x]
+                    for y in range(m if n_left >= 0 else x + 1, e):
+                        wy = sorted_[y]
+                        if popcount64((wx ^ wy) & emask) > kk:
+                            continue
+                        rx = np.int64(wx & rmask)
+                        ry = np.int64(wy & rmask)
+                        d = np.uint64(0)
+                        for w in range(words):
+                            d += popcount64(fps[rx, w] ^ fps[ry, w])
+                        if d > kk or not is_owner(fps, rx, fps, ry, sel, block_masks):
+                            continue
+                        jy = ry if n_left < 0 else ry - n_left
+                        if c < cap:
+                            left[base + c] = rx
+                            right[base + c] = jy
+                            dist[base + c] = d
+                        c += 1
+                        wsum += (wa[rx] if weigh_a else 1) * (wb[jy] if weigh_b else 1)
             s = e
         counts[t] = c
         weighted[t] = wsum
     return left, right, dist, counts, weighted
 
 
-@njit(cache=True, inline="always")
-def _rows_equal(fps, a, b):
-    for w in range(fps.shape[1]):
-        if fps[a, w] != fps[b, w]:
-            return False
-    return True
-
-
 @njit(parallel=True, cache=True, nogil=True)
-def group_identical(sorted_, row_bits, fps, n_tasks, rep):
-    """``rep[row]`` = smallest row with the same fingerprint, from a table sorted by a
-    hash of the whole fingerprint (equal rows share a run; rows ascend in a run).
+def group_identical(sorted_, row_bits, fps, n_tasks, write, rep):
+    """Number of distinct fingerprints, from a table sorted by a hash of the whole
+    fingerprint (equal rows share a run; rows ascend in a run).
 
-    Returns the number of distinct fingerprints. Linear in the size of a run of
-    identical rows; a run mixing ``g`` distinct fingerprints (a hash collision) costs
-    ``O(run * g)``.
+    With ``write``, also ``rep[row]`` = smallest row with the same fingerprint. Linear in
+    the size of a run of identical rows; a run mixing ``g`` distinct fingerprints (a
+    hash collision) costs ``O(run * g)``.
     """
     n = sorted_.shape[0]
+    words = fps.shape[1]
     rb = np.uint64(row_bits)
     rmask = (_ONE << rb) - _ONE
     groups = np.zeros(n_tasks, dtype=np.int64)
     for t in prange(n_tasks):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
-        s = _run_start(sorted_, rb, lo, hi)
+        s = lo
+        if s > 0:
+            prev = sorted_[s - 1] >> rb
+            while s < hi and (sorted_[s] >> rb) == prev:
+                s += 1
         g = 0
         while s < hi:
             key = sorted_[s] >> rb
@@ -281,24 +326,33 @@ def group_identical(sorted_, row_bits, fps, n_tasks, rep):
             r0 = np.int64(sorted_[s] & rmask)
             same = True
             for x in range(s + 1, e):
-                if not _rows_equal(fps, r0, np.int64(sorted_[x] & rmask)):
-                    same = False
+                rx = np.int64(sorted_[x] & rmask)
+                for w in range(words):
+                    if fps[rx, w] != fps[r0, w]:
+                        same = False
+                if not same:
                     break
             if same:
-                for x in range(s, e):
-                    rep[np.int64(sorted_[x] & rmask)] = r0
                 g += 1
-            else:
+                if write:
+                    for x in range(s, e):
+                        rep[np.int64(sorted_[x] & rmask)] = r0
+            else:  # a hash collision: split the run by value
+                done = np.zeros(e - s, dtype=np.bool_)
                 for x in range(s, e):
-                    rep[np.int64(sorted_[x] & rmask)] = -1
-                for x in range(s, e):
+                    if done[x - s]:
+                        continue
                     rx = np.int64(sorted_[x] & rmask)
-                    if rep[rx] == -1:
-                        rep[rx] = rx
-                        g += 1
-                        for y in range(x + 1, e):
-                            ry = np.int64(sorted_[y] & rmask)
-                            if rep[ry] == -1 and _rows_equal(fps, rx, ry):
+                    g += 1
+                    for y in range(x, e):
+                        ry = np.int64(sorted_[y] & rmask)
+                        eq = True
+                        for w in range(words):
+                            if fps[rx, w] != fps[ry, w]:
+                                eq = False
+                        if eq and not done[y - s]:
+                            done[y - s] = True
+                            if write:
                                 rep[ry] = rx
             s = e
         groups[t] = g
@@ -354,31 +408,21 @@ def expand_groups(groups, ptr, rows, offsets, out_i, out_j, out_d):
                 o += 1
 
 
-@njit(cache=True, inline="always")
-def _search_left(a, value):
-    lo = 0
-    hi = a.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < value:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 @njit(parallel=True, cache=True, nogil=True)
 def query_run(
-    q, k, fps, lo, alive, tabs, row_bits, sels, starts, widths, hashed, key_bits, block_masks,
-    n_tasks, cap,
+    q, k, fps, lo, alive, tabs, row_bits, sels, key_pieces, extra_pieces, hashed, key_bits,
+    extra_bits, block_masks, n_tasks, cap,
 ):
-    """Probe every table of one index run (``tabs[t]`` sorted words over rows
-    ``lo + offset``) with every query row; keep live rows within ``k`` that the table
-    owns. Task ``t`` handles queries ``t, t + n_tasks, ...`` into its own output slice.
+    """Probe every table of one index run with every query row.
+
+    ``tabs[t]`` holds the sorted words of table ``t`` over the rows ``lo + offset`` of
+    ``fps``. Live rows within ``k`` of a query that the table owns are kept. Task ``t``
+    handles queries ``t, t + n_tasks, ...`` and writes into its own output slice.
 
     Returns ``(query, slot, dist, counts)``.
     """
     n_q = q.shape[0]
+    words = q.shape[1]
     m = tabs.shape[1]
     rb = np.uint64(row_bits)
     rmask = (_ONE << rb) - _ONE
@@ -392,17 +436,46 @@ def query_run(
         c = 0
         for qi in range(t, n_q, n_tasks):
             for tb in range(tabs.shape[0]):
-                sel = sels[tb]
-                key = table_key(q, qi, sel, starts, widths, hashed[tb], key_bits[tb])
+                kp = key_pieces[tb]
+                ep = extra_pieces[tb]
+                lo_w = np.uint64(0)
+                hi_w = np.uint64(0)
+                for p in range(kp.shape[0]):
+                    v = (q[qi, kp[p, 0]] >> kp[p, 1]) & kp[p, 2]
+                    if kp[p, 3] >= _SIXTY_FOUR:
+                        hi_w |= v << (kp[p, 3] - _SIXTY_FOUR)
+                    else:
+                        lo_w |= v << kp[p, 3]
+                ev = np.uint64(0)
+                for p in range(ep.shape[0]):
+                    ev |= ((q[qi, ep[p, 0]] >> ep[p, 1]) & ep[p, 2]) << ep[p, 3]
+                key = _finish_key(lo_w, hi_w, hashed[tb], key_bits[tb])
+                low = np.uint64(extra_bits[tb] + row_bits)
+                emask = ((_ONE << np.uint64(extra_bits[tb])) - _ONE) << rb
+                qword = (key << low) | (ev << rb)
                 row = tabs[tb]
-                x = _search_left(row, key << rb)
-                while x < m and (row[x] >> rb) == key:
-                    slot = lo + np.int64(row[x] & rmask)
+                # first position whose key is >= the query key
+                a = 0
+                b = m
+                while a < b:
+                    mid = (a + b) >> 1
+                    if (row[mid] >> low) < key:
+                        a = mid + 1
+                    else:
+                        b = mid
+                x = a
+                while x < m and (row[x] >> low) == key:
+                    word = row[x]
                     x += 1
+                    if popcount64((word ^ qword) & emask) > kk:
+                        continue
+                    slot = lo + np.int64(word & rmask)
                     if not alive[slot]:
                         continue
-                    d = row_distance(q, qi, fps, slot)
-                    if d <= kk and is_owner(q, qi, fps, slot, sel, block_masks):
+                    d = np.uint64(0)
+                    for w in range(words):
+                        d += popcount64(q[qi, w] ^ fps[slot, w])
+                    if d <= kk and is_owner(q, qi, fps, slot, sels[tb], block_masks):
                         if c < cap:
                             out_q[base + c] = qi
                             out_s[base + c] = slot
@@ -419,10 +492,18 @@ def lookup_ids(id_sorted, id_slot, alive, ids, out):
     for qi in prange(ids.shape[0]):
         if out[qi] >= 0:
             continue
-        x = _search_left(id_sorted, ids[qi])
-        while x < m and id_sorted[x] == ids[qi]:
-            if alive[id_slot[x]]:
-                out[qi] = id_slot[x]
+        value = ids[qi]
+        a = 0
+        b = m
+        while a < b:
+            mid = (a + b) >> 1
+            if id_sorted[mid] < value:
+                a = mid + 1
+            else:
+                b = mid
+        while a < m and id_sorted[a] == value:
+            if alive[id_slot[a]]:
+                out[qi] = id_slot[a]
                 break
-            x += 1
+            a += 1
     return out

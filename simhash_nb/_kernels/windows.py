@@ -1,0 +1,96 @@
+"""Token windows of long documents, as byte spans into the document buffer.
+
+A document with ``T`` tokens (code points for ``MODE_CHAR``, words for ``MODE_WORD``,
+see :mod:`.shingles`) has windows of ``w`` tokens starting every ``s`` tokens; the last
+window ends at the last token (it starts at ``T - w``), so every token is in a window.
+Window ``j`` starts at token ``min(j * s, T - w)``; there are ``ceil((T - w) / s) + 1``
+windows when ``T > w``, one window of all tokens when ``0 < T <= w``, none when ``T == 0``.
+The span of a window runs from its first token's first byte to its last token's end, so
+tokenising the span gives exactly the window's tokens.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .shingles import MODE_CHAR, _next_cp_start, word_bounds
+
+
+@njit(cache=True, nogil=True)
+def unit_bounds(mode, data, start, end, classes, ustart, uend):
+    """Start and end byte of each token of ``data[start:end]``; returns the count."""
+    if mode != MODE_CHAR:
+        return word_bounds(data, start, end, classes, ustart, uend)
+    c = 0
+    p = start
+    while p < end:
+        q = _next_cp_start(data, p, end)
+        ustart[c] = p
+        uend[c] = q
+        c += 1
+        p = q
+    return c
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def unit_counts(data, offsets, chunks, mode, classes):
+    """Number of tokens of each document."""
+    ndocs = offsets.shape[0] - 1
+    out = np.zeros(ndocs, dtype=np.int64)
+    for c in prange(chunks.shape[0] - 1):
+        lo = chunks[c]
+        hi = chunks[c + 1]
+        size = 1
+        for i in range(lo, hi):
+            size = max(size, offsets[i + 1] - offsets[i] + 1)
+        ustart = np.empty(size, dtype=np.int64)
+        uend = np.empty(size, dtype=np.int64)
+        for i in range(lo, hi):
+            out[i] = unit_bounds(mode, data, offsets[i], offsets[i + 1], classes, ustart, uend)
+    return out
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def window_spans(data, offsets, chunks, mode, classes, window, stride, win_indptr):
+    """Byte span and first token of every window; windows of doc ``i`` are
+    ``win_indptr[i]:win_indptr[i + 1]``. Returns ``(lo, hi, first_token)``."""
+    ndocs = offsets.shape[0] - 1
+    total = win_indptr[ndocs]
+    lo_out = np.empty(total, dtype=np.int64)
+    hi_out = np.empty(total, dtype=np.int64)
+    tok_out = np.empty(total, dtype=np.int64)
+    for c in prange(chunks.shape[0] - 1):
+        lo = chunks[c]
+        hi = chunks[c + 1]
+        size = 1
+        for i in range(lo, hi):
+            size = max(size, offsets[i + 1] - offsets[i] + 1)
+        ustart = np.empty(size, dtype=np.int64)
+        uend = np.empty(size, dtype=np.int64)
+        for i in range(lo, hi):
+            t = unit_bounds(mode, data, offsets[i], offsets[i + 1], classes, ustart, uend)
+            last = max(t - window, 0)
+            for j in range(win_indptr[i + 1] - win_indptr[i]):
+                s = min(j * stride, last)
+                e = min(s + window, t)
+                k = win_indptr[i] + j
+                lo_out[k] = ustart[s]
+                hi_out[k] = uend[e - 1]
+                tok_out[k] = s
+    return lo_out, hi_out, tok_out
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def gather_spans(data, lo, hi):
+    """Copy the byte spans ``data[lo[k]:hi[k]]`` back to back; returns ``(bytes, offsets)``."""
+    n = lo.shape[0]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    for k in range(n):
+        offsets[k + 1] = offsets[k] + (hi[k] - lo[k])
+    out = np.empty(offsets[n], dtype=np.uint8)
+    for k in prange(n):
+        base = offsets[k] - lo[k]
+        for p in range(lo[k], hi[k]):
+            out[base + p] = data[p]
+    return out, offsets

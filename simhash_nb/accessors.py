@@ -1,0 +1,764 @@
+"""pandas accessors: ``Series.simhash`` and ``DataFrame.simhash``.
+
+``import simhash_nb`` registers them without importing pandas: if pandas is already
+imported they are registered at once, otherwise the moment pandas is first imported (a
+one-shot import hook), so ``import simhash_nb`` stays as fast as it is without pandas.
+
+Fingerprints in pandas
+----------------------
+- **64 bits**: a nullable ``UInt64`` Series; a missing text gives ``<NA>``.
+- **128 bits**: an Arrow ``fixed_size_binary(16)`` Series (``binary[16][pyarrow]``): the
+  16 bytes are the 128-bit fingerprint ``hi * 2**64 + lo`` in big-endian order, so
+  ``value.hex()`` is its 32-digit hexadecimal form; a missing text gives ``<NA>``.
+  (The core API's ``uint64[n, 2]`` holds ``lo, hi`` in each row.)
+
+Every accessor method takes either kind. The :class:`~simhash_nb.FingerprintSpec` that
+made a fingerprint Series travels in ``Series.attrs["simhash_spec"]`` (JSON); a
+DataFrame keeps ``attrs["simhash_spec"] = {column: JSON}``. Comparing fingerprints of
+two different known specs raises :class:`~simhash_nb.SpecMismatchError`.
+
+Missing texts (None, NaN, ``pd.NA``) get a missing fingerprint and are left out of pairs
+and clusters (their cluster label is ``<NA>``); :meth:`SimhashSeriesAccessor.dedupe`
+keeps them (a missing text is nobody's duplicate).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .spec import FingerprintSpec, check_compatible
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["SPEC_ATTR", "SimhashDataFrameAccessor", "SimhashSeriesAccessor", "register"]
+
+SPEC_ATTR = "simhash_spec"
+"""Key of the fingerprint spec in ``Series.attrs`` / ``DataFrame.attrs``."""
+
+_SPEC_OPTIONS = ("bits", "tokenizer", "ngram", "weights", "normalize", "seed", "spec")
+
+
+# --- representation -----------------------------------------------------------------------
+
+
+def fingerprint_kind(dtype) -> str | None:
+    """``"text"``, ``"fp64"``, ``"fp128"`` or ``None`` for a pandas dtype."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if isinstance(dtype, pd.StringDtype):
+        return "text"
+    if isinstance(dtype, pd.ArrowDtype):
+        t = dtype.pyarrow_dtype
+        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+            return "text"
+        if pa.types.is_uint64(t):
+            return "fp64"
+        if pa.types.is_fixed_size_binary(t) and t.byte_width == 16:
+            return "fp128"
+        return None
+    if isinstance(dtype, pd.UInt64Dtype):
+        return "fp64"
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "text" if fingerprint_kind(dtype.categories.dtype) == "text" else None
+    if isinstance(dtype, np.dtype):
+        if dtype == np.uint64:
+            return "fp64"
+        if dtype.kind == "O":
+            return "text"
+    return None
+
+
+def _arrow_of(series):
+    import pyarrow as pa
+
+    arr = series.array.__arrow_array__()
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    return arr
+
+
+def binary16_to_words(arr) -> tuple[np.ndarray, np.ndarray]:
+    """A pyarrow ``fixed_size_binary(16)`` array to ``(uint64[n, 2] lo/hi, valid)``."""
+    n = len(arr)
+    valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    if n == 0:
+        return np.zeros((0, 2), dtype=np.uint64), valid
+    raw = np.frombuffer(arr.buffers()[1], dtype=">u8", count=2 * (arr.offset + n))
+    fps = raw[2 * arr.offset:].reshape(n, 2)[:, ::-1].astype(np.uint64)
+    fps[~valid] = 0
+    return fps, valid
+
+
+def words_to_binary16(fps: np.ndarray, valid: np.ndarray | None = None):
+    """``uint64[n, 2]`` (lo, hi) fingerprints to a pyarrow ``fixed_size_binary(16)`` array."""
+    import pyarrow as pa
+
+    n = fps.shape[0]
+    data = pa.py_buffer(np.ascontiguousarray(fps[:, ::-1]).astype(">u8"))
+    mask = None
+    if valid is not None and not valid.all():
+        mask = pa.array(valid, type=pa.bool_()).buffers()[1]
+    return pa.Array.from_buffers(pa.binary(16), n, [mask, data])
+
+
+def fingerprint_array(fps: np.ndarray, valid: np.ndarray | None = None):
+    """Core fingerprints (and validity) as a pandas array: ``UInt64`` or ``binary[16]``."""
+    import pandas as pd
+
+    if valid is None:
+        valid = np.ones(fps.shape[0], dtype=bool)
+    if fps.ndim == 1:
+        return pd.arrays.IntegerArray(np.asarray(fps, dtype=np.uint64), ~valid)
+    return pd.arrays.ArrowExtensionArray(words_to_binary16(fps, valid))
+
+
+def fingerprint_values(series) -> tuple[np.ndarray, np.ndarray]:
+    """A fingerprint Series to core ``(fps, valid)``: ``uint64[n]`` or ``uint64[n, 2]``."""
+    import pandas as pd
+    import pyarrow.compute as pc
+
+    kind = fingerprint_kind(series.dtype)
+    if kind == "fp128":
+        return binary16_to_words(_arrow_of(series))
+    if kind != "fp64":
+        raise TypeError(f"not a fingerprint column (dtype {series.dtype})")
+    dtype = series.dtype
+    if isinstance(dtype, np.dtype):
+        return np.ascontiguousarray(series.to_numpy()), np.ones(len(series), dtype=bool)
+    if isinstance(dtype, pd.ArrowDtype):
+        arr = _arrow_of(series)
+        valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        return pc.fill_null(arr, 0).to_numpy(zero_copy_only=False).astype(np.uint64), valid
+    valid = ~np.asarray(series.isna().to_numpy(), dtype=bool)
+    return series.to_numpy(dtype=np.uint64, na_value=0), valid
+
+
+# --- specs in attrs ---------------------------------------------------------------------
+
+
+def spec_of(series) -> FingerprintSpec | None:
+    """The spec recorded in a Series' attrs (its own, or its frame's entry for its name)."""
+    got = series.attrs.get(SPEC_ATTR)
+    if isinstance(got, dict):
+        got = got.get(series.name)
+    if got is None:
+        return None
+    if isinstance(got, FingerprintSpec):
+        return got
+    return FingerprintSpec.from_json(got)
+
+
+@dataclass
+class _Prints:
+    """Fingerprints of a Series: core array, validity, spec (None: unknown)."""
+
+    fps: np.ndarray
+    valid: np.ndarray
+    spec: FingerprintSpec | None
+
+    @property
+    def positions(self) -> np.ndarray:
+        return np.flatnonzero(self.valid)
+
+    def present(self) -> np.ndarray:
+        return self.fps if self.valid.all() else self.fps[self.valid]
+
+
+def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
+    unknown = sorted(set(options) - set(_SPEC_OPTIONS) - {"n_jobs"})
+    if unknown:
+        raise TypeError(
+            f"unexpected keyword arguments {unknown}; fingerprint options are "
+            f"{list(_SPEC_OPTIONS)} and n_jobs"
+        )
+    n_jobs = options.pop("n_jobs", None)
+    return {k: v for k, v in options.items() if v is not None}, n_jobs
+
+
+def _prints(series, kind: str, options: dict[str, Any], what: str = "Series") -> _Prints:
+    """Fingerprint a text Series (with ``options``) or read a fingerprint Series."""
+    from .fingerprint import _fingerprint_texts, make_spec
+
+    spec_options, n_jobs = _split_options(dict(options))
+    if kind == "text":
+        spec = make_spec(**spec_options)
+        fps, _, valid = _fingerprint_texts(series, spec, n_jobs)
+        return _Prints(fps, np.asarray(valid, dtype=bool), spec)
+    if spec_options:
+        raise TypeError(
+            f"the {what} holds fingerprints already; fingerprint options "
+            f"{sorted(spec_options)} apply only to text"
+        )
+    fps, valid = fingerprint_values(series)
+    return _Prints(fps, valid, spec_of(series))
+
+
+def _fingerprint_series(series, p: _Prints, name):
+    import pandas as pd
+
+    out = pd.Series(fingerprint_array(p.fps, p.valid), index=series.index, name=name, copy=False)
+    out.attrs = {SPEC_ATTR: p.spec.to_json()} if p.spec is not None else {}
+    return out
+
+
+def _unique_index(index, what: str) -> None:
+    if not index.is_unique:
+        dup = index[index.duplicated()][:3].tolist()
+        raise ValueError(
+            f"the {what} index has duplicate labels (for example {dup}), so pairs of labels "
+            "would be ambiguous; call .reset_index() first"
+        )
+
+
+def _pairs_frame(pairs, left_index, left_pos, right_index, right_pos):
+    import pandas as pd
+
+    i = left_pos[pairs.i]
+    j = right_pos[pairs.j]
+    return pd.DataFrame(
+        {"left": left_index.take(i), "right": right_index.take(j), "distance": pairs.distance}
+    )
+
+
+def _search_pairs(p: _Prints, k: int, q: _Prints | None, max_pairs, n_jobs):
+    from .pairs import Pairs
+    from .search import near_duplicates
+
+    if not p.valid.any() or (q is not None and not q.valid.any()):
+        if q is not None:
+            check_compatible(p.spec, q.spec)
+        return Pairs.empty()
+    if q is None:
+        return near_duplicates(p.present(), k, max_pairs=max_pairs, n_jobs=n_jobs)
+    check_compatible(p.spec, q.spec)
+    return near_duplicates(p.present(), k, against=q.present(), max_pairs=max_pairs,
+                           n_jobs=n_jobs)
+
+
+def _cluster_positions(p: _Prints, k: int) -> np.ndarray:
+    """Cluster label per row: the position of its cluster's first row; -1 if missing."""
+    clusters, _ = _core_clusters()
+
+    pos = p.positions
+    labels = np.full(p.fps.shape[0], -1, dtype=np.int64)
+    if pos.shape[0]:
+        labels[pos] = pos[np.asarray(clusters(p.present(), k), dtype=np.int64)]
+    return labels
+
+
+def _keep_mask(p: _Prints, k: int, keep: str) -> np.ndarray:
+    _, dedupe = _core_clusters()
+
+    mask = np.ones(p.fps.shape[0], dtype=bool)
+    if p.valid.any():
+        mask[p.valid] = np.asarray(dedupe(p.present(), k, keep=keep), dtype=bool)
+    return mask
+
+
+def _core_clusters():
+    # TEMPORARY stand-in until simhash_nb/clusters.py lands (issue 3)
+    try:
+        from .clusters import clusters, dedupe
+    except ImportError:
+        from ._kernels.unionfind import components, last_of_component
+        from .search import near_duplicates
+
+        def clusters(fps, k=3):
+            p = near_duplicates(fps, k)
+            return components(fps.shape[0], p.i, p.j)
+
+        def dedupe(fps, k=3, keep="first"):
+            labels = clusters(fps, k)
+            if keep == "first":
+                return labels == np.arange(labels.shape[0])
+            return last_of_component(labels)
+    return clusters, dedupe
+
+
+def _cluster_series(labels: np.ndarray, index, name: str = "cluster"):
+    import pandas as pd
+
+    arr = pd.arrays.IntegerArray(labels, labels < 0)
+    return pd.Series(arr, index=index, name=name, copy=False)
+
+
+# --- Series accessor ----------------------------------------------------------------------
+
+
+class SimhashSeriesAccessor:
+    """``Series.simhash``: fingerprints, distances, pairs, clusters and dedupe.
+
+    Works on text Series (object, ``string``, ``str``, Arrow-backed strings or
+    categoricals of them) and on fingerprint Series (``UInt64`` for 64 bits,
+    ``binary[16][pyarrow]`` for 128 bits). Methods that search take text too: they
+    fingerprint it first with the given options.
+
+    Examples
+    --------
+    >>> import pandas as pd, simhash_nb
+    >>> s = pd.Series(["the cat sat on the mat", "the cat sat on a mat", None],
+    ...               index=["a", "b", "c"])
+    >>> fps = s.simhash.fingerprint(tokenizer="word")
+    >>> str(fps.dtype), bool(fps.isna()["c"])
+    ('UInt64', True)
+    """
+
+    def __init__(self, obj) -> None:
+        kind = fingerprint_kind(obj.dtype)
+        if kind is None:
+            raise AttributeError(
+                f"the .simhash accessor needs a text Series (object, string, str, "
+                f"string[pyarrow]) or a fingerprint Series (UInt64, binary[16][pyarrow]); "
+                f"this one has dtype {obj.dtype}"
+            )
+        self._obj = obj
+        self._kind = kind
+
+    @property
+    def is_fingerprint(self) -> bool:
+        """Whether the Series holds fingerprints (rather than text)."""
+        return self._kind != "text"
+
+    @property
+    def bits(self) -> int | None:
+        """Fingerprint width (64 or 128), or ``None`` for a text Series."""
+        return {"fp64": 64, "fp128": 128}.get(self._kind)
+
+    @property
+    def spec(self) -> FingerprintSpec | None:
+        """The :class:`~simhash_nb.FingerprintSpec` recorded in ``attrs``, if any."""
+        return spec_of(self._obj)
+
+    def _need_fingerprints(self, method: str) -> None:
+        if self._kind == "text":
+            raise TypeError(
+                f".simhash.{method} needs a fingerprint Series; call .simhash.fingerprint() first"
+            )
+
+    def fingerprint(
+        self,
+        *,
+        bits: int | None = None,
+        tokenizer: str | None = None,
+        ngram: int | None = None,
+        weights: str | None = None,
+        normalize=None,
+        seed: int | None = None,
+        spec: FingerprintSpec | None = None,
+        n_jobs: int | None = None,
+    ) -> pd.Series:
+        """SimHash fingerprint of every text, aligned to the Series' index.
+
+        Parameters
+        ----------
+        bits, tokenizer, ngram, weights, normalize, seed, spec, n_jobs
+            As in :func:`simhash_nb.fingerprint`.
+
+        Returns
+        -------
+        pandas.Series
+            ``UInt64`` (64 bits) or ``binary[16][pyarrow]`` (128 bits, big-endian
+            bytes), ``<NA>`` for missing texts, same index and name; the spec is in
+            ``attrs["simhash_spec"]``.
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> s = pd.Series(["hello world", "hello world!"], dtype="string[pyarrow]")
+        >>> fps = s.simhash.fingerprint(tokenizer="word")
+        >>> fps.iloc[0] == fps.iloc[1]
+        np.True_
+        >>> s.simhash.fingerprint(bits=128).iloc[0].hex() == f"{0:032x}"
+        False
+        """
+        if self._kind != "text":
+            raise TypeError("this Series holds fingerprints already; fingerprint its text column")
+        options = dict(bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
+                       normalize=normalize, seed=seed, spec=spec, n_jobs=n_jobs)
+        p = _prints(self._obj, "text", options)
+        return _fingerprint_series(self._obj, p, self._obj.name)
+
+    def to_numpy(self, missing: str = "raise") -> np.ndarray:
+        """The fingerprints as the core API's array: ``uint64[n]`` or ``uint64[n, 2]``.
+
+        Parameters
+        ----------
+        missing : {"raise", "zero"}
+            Whether a missing fingerprint is an error or becomes 0.
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> pd.Series([1, 2], dtype="UInt64").simhash.to_numpy()
+        array([1, 2], dtype=uint64)
+        """
+        self._need_fingerprints("to_numpy")
+        if missing not in ("raise", "zero"):
+            raise ValueError(f"missing must be 'raise' or 'zero', got {missing!r}")
+        fps, valid = fingerprint_values(self._obj)
+        if missing == "raise" and not valid.all():
+            label = self._obj.index[int(np.flatnonzero(~valid)[0])]
+            raise ValueError(f"the fingerprint at label {label!r} is missing; pass missing='zero'")
+        return fps
+
+    def hamming(self, other) -> pd.Series:
+        """Hamming distance to ``other``, row by row (``UInt8``, ``<NA>`` where missing).
+
+        Parameters
+        ----------
+        other : Series of fingerprints, or one fingerprint (int, or 16 bytes for 128 bits)
+            A Series is aligned on the index first (labels missing from it give
+            ``<NA>``).
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> a = pd.Series([0b1011, 0, None], dtype="UInt64")
+        >>> a.simhash.hamming(pd.Series([0b0001, 0, 5], dtype="UInt64")).tolist()
+        [2, 0, <NA>]
+        >>> a.simhash.hamming(0).tolist()
+        [3, 0, <NA>]
+        """
+        import pandas as pd
+
+        self._need_fingerprints("hamming")
+        s = self._obj
+        fps, valid = fingerprint_values(s)
+        if isinstance(other, pd.Series):
+            kind = fingerprint_kind(other.dtype)
+            if kind not in ("fp64", "fp128"):
+                raise TypeError(f"other must be a fingerprint Series, got dtype {other.dtype}")
+            check_compatible(spec_of(s), spec_of(other))
+            if not other.index.equals(s.index):
+                if not other.index.is_unique:
+                    raise ValueError("other's index has duplicate labels; cannot align")
+                other = other.reindex(s.index)
+            ofps, ovalid = fingerprint_values(other)
+            if ofps.ndim != fps.ndim:
+                raise ValueError("cannot compare 64-bit with 128-bit fingerprints")
+        else:
+            ofps, ovalid = self._scalar(other), np.ones(len(s), dtype=bool)
+        d = np.bitwise_count(np.bitwise_xor(fps, ofps))
+        if fps.ndim == 2:  # 128 bits: add the two words
+            d = d.sum(axis=1)
+        d = np.broadcast_to(d, (len(s),)).astype(np.uint8)
+        return pd.Series(pd.arrays.IntegerArray(d, ~(valid & ovalid)), index=s.index,
+                         name="distance", copy=False)
+
+    def _scalar(self, value) -> np.ndarray:
+        if isinstance(value, (bytes, bytearray)):
+            if len(value) != 16:
+                raise ValueError("a 128-bit fingerprint given as bytes must have 16 bytes")
+            value = int.from_bytes(value, "big")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"other must be a fingerprint Series or an int, got {type(value)}")
+        value = int(value)
+        bits = self.bits
+        if not 0 <= value < 2**bits:
+            raise ValueError(f"{value} is not a {bits}-bit fingerprint")
+        if bits == 64:
+            return np.uint64(value)
+        return np.array([value & (2**64 - 1), value >> 64], dtype=np.uint64)
+
+    def near_duplicates(
+        self, k: int = 3, *, against=None, max_pairs: int | None = None, **options
+    ) -> pd.DataFrame:
+        """Every pair of rows whose fingerprints are within Hamming distance ``k``.
+
+        Parameters
+        ----------
+        k : int, default 3
+            Largest distance reported (inclusive).
+        against : Series, optional
+            Pairs between this Series (``left``) and ``against`` (``right``) only.
+        max_pairs : int, optional
+            See :func:`simhash_nb.near_duplicates`.
+        **options
+            Fingerprint options (as in :meth:`fingerprint`) when the Series holds text.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``left``, ``right`` (index labels; ``left`` before ``right`` in the
+            Series' order for a self-join) and ``distance``. Missing values are in no
+            pair.
+
+        Raises
+        ------
+        ValueError
+            If the index has duplicate labels.
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> s = pd.Series(["a b c d", "a b c d", "x y z", None], index=["p", "q", "r", "s"])
+        >>> s.simhash.near_duplicates(k=0, tokenizer="word")
+          left right  distance
+        0    p     q         0
+        """
+        p = _prints(self._obj, self._kind, options)
+        _unique_index(self._obj.index, "Series'")
+        q = None
+        if against is not None:
+            other = _as_series(against, "against")
+            _unique_index(other.index, "against Series'")
+            kind = fingerprint_kind(other.dtype)
+            if kind is None:
+                raise TypeError(f"against has dtype {other.dtype}, neither text nor fingerprints")
+            q_options = dict(options) if kind == "text" else {"n_jobs": options.get("n_jobs")}
+            if kind == "text" and self._kind != "text":
+                q_options = {"spec": p.spec} if p.spec is not None else {}
+            q = _prints(other, kind, q_options, "against Series")
+        pairs = _search_pairs(p, k, q, max_pairs, options.get("n_jobs"))
+        if q is None:
+            return _pairs_frame(pairs, self._obj.index, p.positions, self._obj.index, p.positions)
+        return _pairs_frame(pairs, self._obj.index, p.positions, other.index, q.positions)
+
+    def clusters(self, k: int = 3, **options) -> pd.Series:
+        """Connected components of the "within ``k`` bits" graph.
+
+        Returns
+        -------
+        pandas.Series of Int64
+            For each row, the position (0-based, in the Series' order) of the first row
+            of its cluster, so rows with equal labels are near duplicates (transitively);
+            ``<NA>`` for missing values. Named ``"cluster"``.
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> s = pd.Series(["x y z", "a b c d", "a b c d", None], index=[10, 20, 30, 40])
+        >>> s.simhash.clusters(k=0, tokenizer="word").tolist()
+        [0, 1, 1, <NA>]
+        """
+        p = _prints(self._obj, self._kind, options)
+        return _cluster_series(_cluster_positions(p, k), self._obj.index)
+
+    def dedupe(self, k: int = 3, keep: str = "first", **options) -> pd.Series:
+        """The rows kept after dropping near duplicates: one row per cluster.
+
+        Parameters
+        ----------
+        k : int, default 3
+        keep : {"first", "last"}
+            Which row of each cluster stays. Rows with a missing value always stay.
+        **options
+            Fingerprint options when the Series holds text.
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> s = pd.Series(["a b c d", "x y z", "a b c d"], index=["p", "q", "r"])
+        >>> s.simhash.dedupe(k=0, tokenizer="word").index.tolist()
+        ['p', 'q']
+        """
+        p = _prints(self._obj, self._kind, options)
+        return self._obj[_keep_mask(p, k, keep)]
+
+
+def _as_series(obj, name: str):
+    import pandas as pd
+
+    if isinstance(obj, pd.Series):
+        return obj
+    raise TypeError(f"{name} must be a pandas Series, got {type(obj).__name__}")
+
+
+# --- DataFrame accessor -------------------------------------------------------------------
+
+
+class SimhashDataFrameAccessor:
+    """``DataFrame.simhash``: the Series methods on one column, returning frame rows.
+
+    ``column`` names a text column (fingerprinted with the given options) or a
+    fingerprint column. Left as ``None`` it is ``"simhash"`` when the frame has such a
+    fingerprint column, else ``"text"``.
+
+    Examples
+    --------
+    >>> import pandas as pd, simhash_nb
+    >>> df = pd.DataFrame({"text": ["a b c d", "a b c d", "x y z"]}, index=["p", "q", "r"])
+    >>> df = df.simhash.fingerprint(tokenizer="word")
+    >>> df.simhash.near_duplicates(k=0)[["left", "right"]].values.tolist()
+    [['p', 'q']]
+    >>> df.simhash.dedupe(k=0).index.tolist()
+    ['p', 'r']
+    """
+
+    def __init__(self, obj) -> None:
+        self._obj = obj
+
+    def _column(self, column: str | None):
+        df = self._obj
+        if column is None:
+            column = "simhash"
+            if column not in df.columns or fingerprint_kind(df[column].dtype) is None:
+                column = "text"
+        if column not in df.columns:
+            raise KeyError(
+                f"column {column!r} is not in the DataFrame (columns: {list(df.columns)[:20]})"
+            )
+        s = df[column]
+        if not hasattr(s, "dtype"):
+            raise ValueError(f"the DataFrame has more than one column named {column!r}")
+        if fingerprint_kind(s.dtype) is None:
+            raise TypeError(
+                f"column {column!r} has dtype {s.dtype}: neither text nor fingerprints "
+                "(UInt64, binary[16][pyarrow])"
+            )
+        return s
+
+    def fingerprint(self, column: str = "text", out: str = "simhash", **options) -> pd.DataFrame:
+        """A copy of the frame with a fingerprint column ``out`` made from ``column``.
+
+        Parameters
+        ----------
+        column : str, default "text"
+        out : str, default "simhash"
+        **options
+            ``bits``, ``tokenizer``, ``ngram``, ``weights``, ``normalize``, ``seed``,
+            ``spec``, ``n_jobs`` as in :func:`simhash_nb.fingerprint`.
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> df = pd.DataFrame({"text": ["one", None]}).simhash.fingerprint(bits=128)
+        >>> str(df["simhash"].dtype), df["simhash"].isna().tolist()
+        ('fixed_size_binary[16][pyarrow]', [False, True])
+        """
+        s = self._column(column)
+        fps = s.simhash.fingerprint(**options)
+        df = self._obj.assign(**{out: fps})
+        specs = dict(self._obj.attrs.get(SPEC_ATTR) or {})
+        specs[out] = fps.attrs[SPEC_ATTR]
+        df.attrs = {**self._obj.attrs, SPEC_ATTR: specs}
+        return df
+
+    def near_duplicates(
+        self, column: str | None = None, k: int = 3, *, against=None,
+        max_pairs: int | None = None, **options,
+    ) -> pd.DataFrame:
+        """Pairs of rows within ``k`` bits: ``left``, ``right`` (index labels), ``distance``.
+
+        ``against`` is another DataFrame (its column of the same name is used) or a
+        Series. See :meth:`SimhashSeriesAccessor.near_duplicates`.
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> df = pd.DataFrame({"text": ["a b", "a b", "c"]}, index=[7, 8, 9])
+        >>> df.simhash.near_duplicates(k=0, tokenizer="word").values.tolist()
+        [[7, 8, 0]]
+        """
+        import pandas as pd
+
+        s = self._column(column)
+        if isinstance(against, pd.DataFrame):
+            against = SimhashDataFrameAccessor(against)._column(s.name)
+        return s.simhash.near_duplicates(k, against=against, max_pairs=max_pairs, **options)
+
+    def dedupe(
+        self, column: str | None = None, k: int = 3, keep: str = "first", **options
+    ) -> pd.DataFrame:
+        """The rows kept after dropping near duplicates (one per cluster; missing stay).
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> df = pd.DataFrame({"text": ["a b", "c", "a b"], "n": [1, 2, 3]})
+        >>> df.simhash.dedupe(k=0, keep="last", tokenizer="word")["n"].tolist()
+        [2, 3]
+        """
+        s = self._column(column)
+        p = _prints(s, fingerprint_kind(s.dtype), options, f"column {s.name!r}")
+        return self._obj[_keep_mask(p, k, keep)]
+
+    def clusters(self, column: str | None = None, k: int = 3, **options) -> pd.Series:
+        """Cluster label of each row (Int64, ``<NA>`` if missing), aligned to the index.
+
+        See :meth:`SimhashSeriesAccessor.clusters`.
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> df = pd.DataFrame({"text": ["a b", "c", "a b"]})
+        >>> df.simhash.clusters(k=0, tokenizer="word").tolist()
+        [0, 1, 0]
+        """
+        s = self._column(column)
+        return s.simhash.clusters(k, **options)
+
+
+# --- registration -------------------------------------------------------------------------
+
+_registered = False
+_lock = threading.Lock()
+
+
+def register() -> None:
+    """Register ``Series.simhash`` and ``DataFrame.simhash`` (imports pandas; idempotent)."""
+    global _registered
+    with _lock:
+        if _registered:
+            return
+        import pandas as pd
+
+        pd.api.extensions.register_series_accessor("simhash")(SimhashSeriesAccessor)
+        pd.api.extensions.register_dataframe_accessor("simhash")(SimhashDataFrameAccessor)
+        _registered = True
+
+
+class _LoaderWrapper(importlib.abc.Loader):
+    """Runs the real loader of pandas, then registers the accessors."""
+
+    def __init__(self, loader) -> None:
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        module.__loader__ = self._loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
+        register()
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class _PandasHook(importlib.abc.MetaPathFinder):
+    """One-shot finder: wraps the loader of ``pandas`` the first time it is imported."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "pandas":
+            return None
+        _remove_hook()
+        spec = importlib.util.find_spec("pandas")
+        if spec is None or spec.loader is None:
+            return spec
+        spec.loader = _LoaderWrapper(spec.loader)
+        return spec
+
+
+def _remove_hook() -> None:
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _PandasHook)]
+
+
+def install() -> None:
+    """Register now if pandas is imported, else as soon as it is (without importing it)."""
+    pd = sys.modules.get("pandas")
+    if pd is not None and hasattr(pd, "api"):
+        register()
+    elif not any(isinstance(f, _PandasHook) for f in sys.meta_path):
+        sys.meta_path.insert(0, _PandasHook())

@@ -1,0 +1,695 @@
+"""The ``simhash-nb`` command (also ``python -m simhash_nb``).
+
+Commands
+--------
+``fingerprint IN OUT``  add a fingerprint column to every row
+``pairs IN OUT``        every pair of rows within ``k`` bits: ``left``, ``right``, ``distance``
+``dedupe IN OUT``       the rows left after dropping near duplicates
+``clusters IN OUT``     every row with the label of its near-duplicate cluster
+``demo``                the whole job on bundled sample corpora
+``tune IN``             precision/recall per threshold against labels (when available)
+
+Inputs are CSV, JSON Lines (both optionally ``.gz``) or parquet; outputs are chosen by
+extension. Inputs stream in batches with a progress bar on stderr. Outputs are written
+to a temporary file and renamed when complete, so a failed run leaves no partial file.
+User mistakes (a missing column, an unreadable file, an unknown extension) end with a
+one-line message and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+PROG = "simhash-nb"
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class UsageError(Exception):
+    """A user mistake: reported as one line, exit status 2."""
+
+
+# --- options ------------------------------------------------------------------------------
+
+
+def _add_io(p, out: bool = True) -> None:
+    p.add_argument("input", metavar="IN", help="input table: .csv, .jsonl, .parquet (csv/jsonl "
+                   "may be .gz)")
+    if out:
+        p.add_argument("output", metavar="OUT", help="output table; format from the extension "
+                       "(.parquet, .csv, .jsonl, optionally .gz for csv/jsonl)")
+
+
+def _add_text(p, fingerprints: bool = True) -> None:
+    g = p.add_argument_group("input columns")
+    g.add_argument("--column", default="text", help="column holding the text (default: text)")
+    if fingerprints:
+        g.add_argument("--fingerprints", metavar="COL", default=None,
+                       help="use fingerprints already in COL (as written by 'fingerprint') "
+                       "instead of fingerprinting --column")
+    s = p.add_argument_group("fingerprint options (see simhash_nb.fingerprint)")
+    s.add_argument("--bits", type=int, choices=(64, 128), default=None, help="default 64")
+    s.add_argument("--tokenizer", choices=("char", "word", "jieba"), default=None,
+                   help="character n-grams (default), word n-grams, or jieba words")
+    s.add_argument("--ngram", type=int, default=None, help="n-gram length (char: 4, word: 1)")
+    s.add_argument("--weights", choices=("tf", "binary"), default=None, help="default tf")
+    s.add_argument("--normalize", default=None, metavar="STEPS",
+                   help="comma-separated steps among html,nfkc,lower,punct,digits,whitespace "
+                   "(default nfkc,lower; 'none' for none)")
+    s.add_argument("--seed", type=int, default=None, help="feature hash seed (default 0)")
+
+
+def _add_run(p) -> None:
+    g = p.add_argument_group("run")
+    g.add_argument("--batch-rows", type=int, default=65536, metavar="N",
+                   help="rows per batch for parquet input (default 65536)")
+    g.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads (default all)")
+    g.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
+    g.add_argument("--progress", action="store_true",
+                   help="show the progress bar even when stderr is not a terminal")
+    g.add_argument("--traceback", action="store_true", help=argparse.SUPPRESS)
+
+
+def _add_k(p) -> None:
+    p.add_argument("-k", "--k", type=int, default=3, dest="k",
+                   help="largest Hamming distance counted as a near duplicate (default 3)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``simhash-nb``."""
+    from . import __version__
+
+    parser = _Parser(
+        prog=PROG,
+        description="Near-duplicate text detection with SimHash (simhash_nb).",
+        epilog=f"Run '{PROG} COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("fingerprint", help="add a fingerprint column",
+                       description="Fingerprint the text column of IN; write every row of IN "
+                       "plus the fingerprint column to OUT (parquet: uint64 or 16-byte binary "
+                       "with the spec in the metadata; csv/jsonl: hexadecimal text).")
+    _add_io(p)
+    _add_text(p, fingerprints=False)
+    p.add_argument("--out-column", default="simhash", help="name of the new column "
+                   "(default simhash)")
+    _add_run(p)
+    p.set_defaults(func=cmd_fingerprint)
+
+    p = sub.add_parser("pairs", help="near-duplicate pairs",
+                       description="Write every pair of rows of IN within k bits: columns "
+                       "left, right (ids, or 0-based row numbers) and distance.")
+    _add_io(p)
+    _add_k(p)
+    _add_text(p)
+    p.add_argument("--id", default=None, metavar="COL",
+                   help="identify rows by COL instead of their row number")
+    p.add_argument("--max-pairs", type=int, default=None, metavar="N",
+                   help="refuse to write more than N pairs")
+    _add_run(p)
+    p.set_defaults(func=cmd_pairs)
+
+    p = sub.add_parser("dedupe", help="drop near duplicates",
+                       description="Write the rows of IN that remain after dropping near "
+                       "duplicates: one row per cluster (rows with missing text stay).")
+    _add_io(p)
+    _add_k(p)
+    _add_text(p)
+    p.add_argument("--keep", choices=("first", "last"), default="first",
+                   help="which row of each cluster stays (default first)")
+    _add_run(p)
+    p.set_defaults(func=cmd_dedupe)
+
+    p = sub.add_parser("clusters", help="label near-duplicate clusters",
+                       description="Write every row of IN with a cluster column: the 0-based "
+                       "row number of the first row of its cluster (empty for missing text).")
+    _add_io(p)
+    _add_k(p)
+    _add_text(p)
+    p.add_argument("--cluster-column", default="cluster", metavar="NAME",
+                   help="name of the new column (default cluster)")
+    _add_run(p)
+    p.set_defaults(func=cmd_clusters)
+
+    p = sub.add_parser("demo", help="run the whole job on bundled sample corpora",
+                       description="Fingerprint the bundled SPDX licence texts and fortunes, "
+                       "find near-duplicate pairs and clusters, print a summary and write "
+                       "pairs, clusters, fingerprints and a plot into --out.")
+    p.add_argument("--out", default="demo-output", help="output folder (default demo-output)")
+    _add_k(p)
+    p.add_argument("--examples", type=int, default=4, help="example pairs shown per corpus")
+    p.add_argument("--traceback", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_demo)
+
+    _add_tune(sub)
+    parser.commands = list(sub.choices)
+    return parser
+
+
+def _add_tune(sub) -> None:
+    """``tune``: only when the evaluation module provides ``threshold_table``."""
+    try:
+        from .evaluate import recommend_k, threshold_table  # noqa: F401
+    except ImportError:
+        return
+    p = sub.add_parser("tune", help="precision and recall per threshold k",
+                       description="Fingerprint the texts of IN and score every Hamming "
+                       "threshold k against the ground truth in --labels (rows with equal "
+                       "labels are duplicates, an empty label is a row without duplicates): "
+                       "print precision, recall and F1 per k and a recommended k.")
+    _add_io(p, out=False)
+    _add_text(p, fingerprints=False)
+    g = p.add_argument_group("tuning")
+    g.add_argument("--labels", required=True, metavar="COL", help="ground-truth cluster column")
+    g.add_argument("--max-k", type=int, default=None, metavar="K",
+                   help="only thresholds up to K (needed for large inputs: pairs within K "
+                   "are found without comparing all pairs)")
+    g.add_argument("--target", default="f1", metavar="T",
+                   help="how to choose k: f1 (default), precision=0.95 or recall=0.95")
+    g.add_argument("--table", default=None, metavar="OUT", help="write the full table")
+    g.add_argument("--plot", default=None, metavar="PNG", help="plot precision, recall and "
+                   "F1 against k")
+    _add_run(p)
+    p.set_defaults(func=cmd_tune)
+
+
+# --- shared steps ------------------------------------------------------------------------
+
+
+def _spec(args):
+    from .fingerprint import make_spec
+
+    normalize = args.normalize
+    if normalize is not None:
+        steps = [s.strip() for s in normalize.split(",") if s.strip()]
+        normalize = () if steps in ([], ["none"]) else tuple(steps)
+    options = dict(bits=args.bits, tokenizer=args.tokenizer, ngram=args.ngram,
+                   weights=args.weights, normalize=normalize, seed=args.seed)
+    if getattr(args, "fingerprints", None):
+        given = [f"--{k}" for k, v in options.items() if v is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)} cannot be used with --fingerprints "
+                             "(the fingerprints are made already)")
+        return None
+    try:
+        return make_spec(**options)
+    except (TypeError, ValueError) as e:
+        raise UsageError(str(e)) from None
+
+
+def _bar(args, reader, desc: str):
+    from tqdm import tqdm
+
+    disable = True if args.quiet else (False if args.progress else None)
+    return tqdm(total=reader.total, unit=reader.unit, unit_scale=True, unit_divisor=1024
+                if reader.unit == "B" else 1000, desc=desc, file=sys.stderr, disable=disable,
+                leave=False, dynamic_ncols=True)
+
+
+def _batches(args, reader, desc: str):
+    """Iterate the reader's batches, advancing a progress bar."""
+    with _bar(args, reader, desc) as bar:
+        done = 0
+        for batch in reader:
+            yield batch
+            now = reader.progress()
+            bar.update(max(0, now - done))
+            done = now
+
+
+def _reader(args, text_column: str | None):
+    from .io import TableReader
+
+    return TableReader(args.input, text_columns=[text_column] if text_column else [],
+                       batch_rows=args.batch_rows)
+
+
+def _check_output(args) -> None:
+    from .io import table_format
+
+    table_format(args.output)
+    out = Path(args.output)
+    if not out.parent.is_dir() and str(out.parent) not in ("", "."):
+        raise UsageError(f"{args.output}: the folder {out.parent} does not exist")
+    if os.path.abspath(args.output) == os.path.abspath(args.input):
+        raise UsageError("OUT must not be the same file as IN")
+
+
+def _fingerprint_batch(batch, column: str, spec, n_jobs, path: str):
+    import pyarrow as pa
+
+    from .fingerprint import _fingerprint_texts
+    from .io import InputError
+
+    col = batch.column(batch.schema.get_field_index(column))
+    t = col.type
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_null(t)
+            or pa.types.is_string_view(t)):
+        raise InputError(f"{path}: column {column!r} holds {t}, not text")
+    fps, _, valid = _fingerprint_texts(col, spec, n_jobs)
+    return fps, np.asarray(valid, dtype=bool)
+
+
+def _stored_fingerprints(batch, column: str, path: str):
+    from .io import fingerprints_from_arrow
+
+    return fingerprints_from_arrow(batch.column(batch.schema.get_field_index(column)),
+                                   f"{path}: column {column!r}")
+
+
+def _collect(args, spec):
+    """Fingerprints (and ids) of every row of IN, streamed in batches."""
+    from .accessors import _Prints
+
+    column = args.fingerprints or args.column
+    id_col = getattr(args, "id", None)
+    fps, valid, ids = [], [], []
+    n = 0
+    with _reader(args, None if args.fingerprints else column) as reader:
+        reader.require(column, id_col)
+        stored_spec = reader.specs.get(column) if args.fingerprints else spec
+        for batch in _batches(args, reader, "fingerprinting"):
+            if args.fingerprints:
+                f, v = _stored_fingerprints(batch, column, args.input)
+            else:
+                f, v = _fingerprint_batch(batch, column, spec, args.n_jobs, args.input)
+            fps.append(f)
+            valid.append(v)
+            if id_col:
+                ids.append(batch.column(batch.schema.get_field_index(id_col)))
+            n += batch.num_rows
+    if fps:
+        widths = {f.ndim for f in fps}
+        if len(widths) > 1:
+            raise UsageError(f"{args.input}: column {column!r} mixes 64- and 128-bit values")
+        all_fps, all_valid = np.concatenate(fps), np.concatenate(valid)
+    else:
+        bits = spec.bits if spec is not None else 64
+        all_fps = np.zeros((0,) if bits == 64 else (0, 2), dtype=np.uint64)
+        all_valid = np.zeros(0, dtype=bool)
+    id_values = None
+    if id_col:
+        import pyarrow as pa
+
+        id_values = pa.chunked_array(ids, type=reader.schema.field(id_col).type)
+        id_values = id_values.combine_chunks()
+    return _Prints(all_fps, all_valid, stored_spec), id_values, n
+
+
+def _say(args, message: str) -> None:
+    if not args.quiet:
+        print(message, file=sys.stderr)
+
+
+def _rewrite(args, transform: Callable, desc: str, text_column: str | None, specs=None) -> int:
+    """Stream IN, transform each batch, write OUT (atomically); the rows written."""
+    import pyarrow as pa
+
+    from .io import TableWriter
+
+    with _reader(args, text_column) as reader:
+        reader.require(text_column)
+        empty = pa.RecordBatch.from_pylist([], schema=reader.schema)
+        schema = transform(empty, 0).schema
+        with TableWriter(args.output, schema, specs=specs) as writer:
+            start = 0
+            for batch in _batches(args, reader, desc):
+                writer.write(transform(batch, start))
+                start += batch.num_rows
+            return writer.rows
+
+
+# --- commands ----------------------------------------------------------------------------
+
+
+def cmd_fingerprint(args) -> int:
+    """``simhash-nb fingerprint IN OUT``."""
+    from .io import fingerprints_to_arrow, table_format
+
+    spec = _spec(args)
+    _check_output(args)
+    as_hex = table_format(args.output)[0] != "parquet"
+    t0 = time.perf_counter()
+    missing = [0]
+
+    def transform(batch, start):
+        fps, valid = _fingerprint_batch(batch, args.column, spec, args.n_jobs, args.input)
+        missing[0] += int((~valid).sum())
+        arr = fingerprints_to_arrow(fps, valid, hex=as_hex)
+        if args.out_column in batch.schema.names:
+            batch = batch.drop_columns([args.out_column])
+        return batch.append_column(args.out_column, arr)
+
+    rows = _rewrite(args, transform, "fingerprinting", args.column,
+                    specs={args.out_column: spec})
+    extra = f" ({missing[0]:,} missing texts left empty)" if missing[0] else ""
+    _say(args, f"fingerprinted {rows:,} rows in {time.perf_counter() - t0:.1f} s{extra}; "
+               f"wrote {args.output}")
+    return 0
+
+
+def cmd_pairs(args) -> int:
+    """``simhash-nb pairs IN OUT``."""
+    import pyarrow as pa
+
+    from .accessors import _search_pairs
+    from .io import TableWriter
+
+    spec = _spec(args)
+    _check_output(args)
+    t0 = time.perf_counter()
+    prints, ids, n = _collect(args, spec)
+    pairs = _search_pairs(prints, args.k, None, args.max_pairs, args.n_jobs)
+    pos = prints.positions
+    i, j = pos[pairs.i], pos[pairs.j]
+    if ids is not None:
+        left, right = ids.take(pa.array(i)), ids.take(pa.array(j))
+    else:
+        left, right = pa.array(i, pa.int64()), pa.array(j, pa.int64())
+    table = pa.table({"left": left, "right": right,
+                      "distance": pa.array(pairs.distance, pa.uint8())})
+    with TableWriter(args.output, table.schema) as w:
+        for batch in table.to_batches(max_chunksize=1 << 16):
+            w.write(batch)
+    _say(args, f"{len(pairs):,} pairs within {args.k} bits among {n:,} rows "
+               f"({time.perf_counter() - t0:.1f} s); wrote {args.output}")
+    return 0
+
+
+def cmd_dedupe(args) -> int:
+    """``simhash-nb dedupe IN OUT``."""
+    from .accessors import _keep_mask
+
+    spec = _spec(args)
+    _check_output(args)
+    t0 = time.perf_counter()
+    prints, _, n = _collect(args, spec)
+    keep = _keep_mask(prints, args.k, args.keep)
+
+    def transform(batch, start):
+        import pyarrow as pa
+
+        return batch.filter(pa.array(keep[start:start + batch.num_rows]))
+
+    rows = _rewrite(args, transform, "writing", None)
+    _say(args, f"kept {rows:,} of {n:,} rows, dropped {n - rows:,} near duplicates "
+               f"(k={args.k}, {time.perf_counter() - t0:.1f} s); wrote {args.output}")
+    return 0
+
+
+def cmd_clusters(args) -> int:
+    """``simhash-nb clusters IN OUT``."""
+    import pyarrow as pa
+
+    from .accessors import _cluster_positions
+
+    spec = _spec(args)
+    _check_output(args)
+    t0 = time.perf_counter()
+    prints, _, n = _collect(args, spec)
+    labels = _cluster_positions(prints, args.k)
+    name = args.cluster_column
+
+    def transform(batch, start):
+        part = labels[start:start + batch.num_rows]
+        arr = pa.array(part, pa.int64(), mask=part < 0)
+        if name in batch.schema.names:
+            batch = batch.drop_columns([name])
+        return batch.append_column(name, arr)
+
+    rows = _rewrite(args, transform, "writing", None)
+    present = labels[labels >= 0]
+    sizes = np.bincount(present) if present.size else np.zeros(0, dtype=np.int64)
+    multi = int((sizes > 1).sum())
+    _say(args, f"{rows:,} rows in {int((sizes > 0).sum()):,} clusters, {multi:,} with near "
+               f"duplicates (k={args.k}, {time.perf_counter() - t0:.1f} s); wrote {args.output}")
+    return 0
+
+
+def _target(text: str) -> dict:
+    name, _, value = text.partition("=")
+    if name == "f1" and not value:
+        return {"target": "f1"}
+    if name in ("precision", "recall") and value:
+        try:
+            return {name: float(value)}
+        except ValueError:
+            pass
+    raise UsageError(f"--target must be f1, precision=P or recall=R, got {text!r}")
+
+
+def cmd_tune(args) -> int:
+    """``simhash-nb tune IN --labels COL``: precision/recall/F1 per threshold."""
+    import pyarrow as pa
+
+    from .evaluate import recommend_k, threshold_table
+    from .io import TableWriter, table_format
+
+    spec = _spec(args)
+    target = _target(args.target)
+    for path in (args.table, args.plot):
+        if path is not None and os.path.abspath(path) == os.path.abspath(args.input):
+            raise UsageError("an output must not be the input file")
+    if args.table is not None:
+        table_format(args.table)
+    fps, valid, labels = [], [], []
+    with _reader(args, args.column) as reader:
+        reader.require(args.column, args.labels)
+        for batch in _batches(args, reader, "fingerprinting"):
+            f, v = _fingerprint_batch(batch, args.column, spec, args.n_jobs, args.input)
+            fps.append(f)
+            valid.append(v)
+            labels.append(batch.column(batch.schema.get_field_index(args.labels)))
+    if not fps:
+        raise UsageError(f"{args.input} has no rows")
+    valid = np.concatenate(valid)
+    present = np.concatenate(fps)[valid]
+    truth = pa.chunked_array(labels).combine_chunks().filter(pa.array(valid)).to_pandas()
+    table = threshold_table(present, truth, max_k=args.max_k, n_jobs=args.n_jobs)
+    rec = recommend_k(table, **target)
+    cols = [c for c in ("k", "predicted", "tp", "fp", "fn", "precision", "recall", "f1")
+            if c in table.columns]
+    shown = table[cols]
+    if args.max_k is None:  # 65 or 129 rows: show up to a little past the chosen k
+        shown = shown[shown["k"] <= max(16, rec.k + 4)]
+    dropped = int((~valid).sum())
+    note = f", {dropped:,} rows with missing text left out" if dropped else ""
+    print(f"{len(present):,} texts{note}; {spec.bits}-bit fingerprints, "
+          f"{spec.tokenizer} {spec.ngram}-grams")
+    print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"recommended k = {rec.k}: {rec.reason}")
+    if args.table is not None:
+        out = pa.Table.from_pandas(table, preserve_index=False)
+        with TableWriter(args.table, out.schema) as w:
+            for batch in out.to_batches():
+                w.write(batch)
+        _say(args, f"wrote {args.table}")
+    if args.plot is not None:
+        _plot_tune(table, rec.k, args.plot)
+        _say(args, f"wrote {args.plot}")
+    return 0
+
+
+def _plot_tune(table, k: int, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .io import atomic_path
+
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for col, color in (("precision", "#1f77b4"), ("recall", "#d1495b"), ("f1", "#2a9d8f")):
+        ax.plot(table["k"], table[col], marker="o", markersize=3, label=col, color=color)
+    ax.axvline(k, color="black", linestyle="--", linewidth=1, label=f"recommended k = {k}")
+    ax.set_xlabel("Hamming threshold k (pairs within k bits are duplicates)")
+    ax.set_ylabel("score")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(frameon=False, loc="center right")
+    ax.set_title("SimHash: precision, recall and F1 per threshold")
+    fig.tight_layout()
+    suffix = Path(path).suffix or ".png"
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=110, format=suffix.lstrip(".").lower())
+    plt.close(fig)
+
+
+# --- demo ---------------------------------------------------------------------------------
+
+
+def _window(a: str, b: str, width: int) -> tuple[str, str]:
+    """Both texts (white space collapsed) cut to ``width``, from just before they differ."""
+    a, b = " ".join(str(a).split()), " ".join(str(b).split())
+    same = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        same += 1
+    start = max(0, same - width // 3)
+
+    def cut(t: str) -> str:
+        t = ("…" + t[start + 1:]) if start else t
+        return t if len(t) <= width else t[: width - 1] + "…"
+
+    return cut(a), cut(b)
+
+
+def _examples(pairs, n: int):
+    """Up to ``n`` pairs spread over the distances (largest first), one per left row."""
+    pairs = pairs.drop_duplicates("left")
+    groups = [g for _, g in sorted(pairs.groupby("distance"), key=lambda kv: -kv[0])]
+    rows = []
+    for r in range(max((len(g) for g in groups), default=0)):
+        rows += [g.iloc[r] for g in groups if r < len(g)]
+        if len(rows) >= n:
+            break
+    return rows[:n]
+
+
+def _side_by_side(rows, texts, width: int = 46) -> list[str]:
+    lines = []
+    for row in rows:
+        a, b = _window(texts[row["left"]], texts[row["right"]], width)
+        lines.append(f"  d={int(row['distance'])}  {a:<{width}} | {b}")
+    return lines
+
+
+DEMO_NORMALIZE = ("nfkc", "lower", "punct", "whitespace")
+
+
+def cmd_demo(args) -> int:
+    """``simhash-nb demo``: the whole job on the bundled corpora, with a summary and plot."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from . import datasets
+    from .fingerprint import make_spec
+    from .hamming import hamming_matrix
+    from .io import write_parquet
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    k = args.k
+    # Runs of white space and punctuation would otherwise dominate the tf weights of
+    # indented or decorated texts (ASCII art, code) and pull unrelated ones together.
+    spec = make_spec(normalize=DEMO_NORMALIZE)
+    corpora = {"licences": datasets.load_licences(), "fortunes": datasets.load_fortunes()}
+    all_pairs, all_clusters, all_fps, nn = [], [], [], {}
+    print(f"simhash_nb demo: 64-bit SimHash of character {spec.ngram}-grams after "
+          f"{'+'.join(spec.normalize)} normalisation; near duplicates within k={k} bits\n")
+    for name, df in corpora.items():
+        t0 = time.perf_counter()
+        df = df.set_index("id", drop=False).rename_axis(None)
+        df = df.simhash.fingerprint(spec=spec)
+        pairs = df.simhash.near_duplicates(k=k)
+        labels = df.simhash.clusters(k=k)
+        elapsed = time.perf_counter() - t0
+        sizes = labels.value_counts()
+        texts = df["text"]
+        print(f"{name}: {len(df):,} texts, {len(pairs):,} near-duplicate pairs, "
+              f"{int((sizes > 1).sum()):,} clusters of 2+ texts (largest {int(sizes.max())}), "
+              f"{len(df) - len(sizes):,} texts redundant; {elapsed * 1000:.0f} ms")
+        print("\n".join(_side_by_side(_examples(pairs, args.examples), texts)) + "\n")
+        pairs.insert(0, "corpus", name)
+        pairs["left_text"] = texts.loc[pairs["left"]].to_numpy()
+        pairs["right_text"] = texts.loc[pairs["right"]].to_numpy()
+        all_pairs.append(pairs)
+        first_id = df["id"].to_numpy()[labels.to_numpy()]
+        all_clusters.append(pd.DataFrame({
+            "corpus": name, "id": df["id"].to_numpy(), "cluster": first_id,
+            "cluster_size": labels.map(sizes).to_numpy(), "text": texts.to_numpy()}))
+        all_fps.append(df[["id", "simhash"]].assign(corpus=name).reset_index(drop=True))
+        m = hamming_matrix(df["simhash"].simhash.to_numpy())
+        np.fill_diagonal(m, 255)
+        nn[name] = m.min(axis=1)
+
+    pairs = pd.concat(all_pairs, ignore_index=True)
+    clusters = pd.concat(all_clusters, ignore_index=True)
+    clusters = clusters[clusters["cluster_size"] > 1].sort_values(["corpus", "cluster", "id"])
+    pairs.to_csv(out / "pairs.csv", index=False)
+    clusters.to_csv(out / "clusters.csv", index=False)
+    fps = pd.concat(all_fps, ignore_index=True)
+    fps.attrs = all_fps[0].attrs
+    write_parquet(fps, out / "fingerprints.parquet")
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, (name, d) in zip(axes, nn.items()):
+        bins = np.arange(0, min(int(d.max()), 40) + 2) - 0.5
+        near = d <= k
+        ax.hist(d[~near], bins=bins, color="#8aa1b1", label="other texts")
+        ax.hist(d[near], bins=bins, color="#d1495b", label=f"near duplicate (≤ {k} bits)")
+        ax.axvline(k + 0.5, color="black", linestyle="--", linewidth=1)
+        ax.set_title(f"{name}: {len(d):,} texts")
+        ax.set_xlabel("Hamming distance to the nearest other text")
+        ax.set_ylabel("texts")
+        ax.legend(frameon=False)
+    fig.suptitle("SimHash (64 bits): distance of each text to its nearest neighbour")
+    fig.tight_layout()
+    fig.savefig(out / "nearest_neighbour_distance.png", dpi=110)
+    plt.close(fig)
+    print(f"wrote {out}/pairs.csv ({len(pairs):,} pairs), {out}/clusters.csv "
+          f"({len(clusters):,} texts in clusters), {out}/fingerprints.parquet, "
+          f"{out}/nearest_neighbour_distance.png")
+    return 0
+
+
+# --- entry point --------------------------------------------------------------------------
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip()
+    if isinstance(e, KeyError) and len(e.args) == 1 and isinstance(e.args[0], str):
+        text = e.args[0]
+    if isinstance(e, FileNotFoundError) and e.filename:
+        text = f"{e.filename}: no such file"
+    return (text.splitlines()[0] if text else type(e).__name__)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``simhash-nb`` with ``argv`` (default: the command line); the exit status.
+
+    Examples
+    --------
+    >>> main(["--version"])  # doctest: +SKIP
+    simhash-nb 0.1.0
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        names = ", ".join(parser.commands)
+        print(f"{PROG}: error: choose a command: {names} (see {PROG} --help)", file=sys.stderr)
+        return EXIT_USAGE
+    from .spec import SpecMismatchError
+
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except (UsageError, SpecMismatchError, ValueError, TypeError, KeyError, OSError) as e:
+        if getattr(args, "traceback", False):
+            raise
+        print(f"{PROG} {args.command}: error: {_one_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""Connected components of the near-duplicate graph, and deduplication masks."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from ._kernels import unionfind as _uf
+from ._parallel import threads
+from ._validation import as_fingerprints, check_k
+from .pairs import Pairs
+from .search import (
+    TooManyPairsError,
+    _check_blocks,
+    _check_max_pairs,
+    _group_identical,
+    _search_distinct,
+    _Work,
+    as_words,
+    table_design,
+)
+
+__all__ = ["clusters", "dedupe"]
+
+
+def clusters(
+    fps: Any,
+    k: int = 3,
+    *,
+    pairs: Pairs | tuple[Any, Any] | None = None,
+    blocks: int | None = None,
+    max_pairs: int | None = None,
+    n_jobs: int | None = None,
+) -> np.ndarray:
+    """Cluster label of each fingerprint: connected components of the graph whose edges
+    join fingerprints within ``k`` bits (single linkage).
+
+    Identical fingerprints are merged first, so a group of ``m`` identical fingerprints
+    costs ``O(m)``; only pairs of distinct fingerprints are searched (with
+    :func:`simhash_nb.near_duplicates`' tables) and joined by union-find.
+
+    Parameters
+    ----------
+    fps : ndarray of uint64, shape (n,) or (n, 2)
+        Fingerprints. With ``pairs``, only their number is used.
+    k : int, default 3
+        Largest Hamming distance of an edge.
+    pairs : Pairs or (i, j) arrays, optional
+        Use these edges (row positions, e.g. from :func:`~simhash_nb.near_duplicates`
+        with a filter applied) instead of searching.
+    blocks : int, optional
+        Table design override, as in :func:`~simhash_nb.near_duplicates`.
+    max_pairs : int, optional
+        Refuse searches that would hold more pairs of *distinct* fingerprints than this
+        (default ``config["max_pairs"]``); pairs inside groups of identical
+        fingerprints are never listed.
+    n_jobs : int, optional
+        Threads (default: Numba's setting).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The smallest row index of each row's cluster (so ``labels[i] == i`` marks the
+        first row of a cluster).
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> fps = np.array([0b0000, 0b1111_0000, 0b0001, 0b0011, 0b1111_0000], dtype=np.uint64)
+    >>> sh.clusters(fps, k=1)
+    array([0, 1, 0, 0, 1])
+    """
+    a = as_fingerprints(fps, "fps")
+    n = a.shape[0]
+    if pairs is not None:
+        i, j = _edges(pairs, n)
+        return _uf.components(n, i, j)
+    k = check_k(k, 64 if a.ndim == 1 else 128)
+    bits = 64 if a.ndim == 1 else 128
+    if blocks is not None:
+        blocks = _check_blocks(blocks, k, bits)
+    max_pairs = _check_max_pairs(max_pairs)
+    a2 = as_words(a)
+    with threads(n_jobs):
+        work = _Work(n)
+        groups = _group_identical(a2, work)
+        distinct = groups.distinct(a2)
+        design = table_design(distinct.shape[0], k, bits, blocks=blocks)
+        empty = np.empty(0, dtype=np.int64)
+        got = _search_distinct(distinct, None, k, design, empty, empty, max_pairs, work)
+        if got.over:
+            raise TooManyPairsError(
+                f"clusters would hold {got.weighted:,} pairs of distinct fingerprints in "
+                f"memory, more than max_pairs={max_pairs:,}; raise max_pairs "
+                f"(about 17 bytes per pair) or lower k"
+            )
+        u, v, _ = got.result()
+        roots = _uf.components(groups.n_distinct, u, v)
+    if not groups.has_duplicates:
+        return roots
+    # distinct rows are numbered by first occurrence, so the smallest distinct row of a
+    # component is the one whose first row is smallest
+    return groups.first[roots[groups.inverse]]
+
+
+def _edges(pairs, n: int) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(pairs, Pairs):
+        i, j = pairs.i, pairs.j
+    else:
+        try:
+            i, j = pairs[0], pairs[1]
+        except (TypeError, IndexError, KeyError) as exc:
+            raise TypeError("pairs must be a Pairs object or a pair of index arrays") from exc
+    i, j = np.asarray(i), np.asarray(j)
+    if i.shape != j.shape or i.ndim != 1:
+        raise ValueError(f"pair index arrays must be 1-D of equal length, got {i.shape}, {j.shape}")
+    for x in (i, j):
+        if x.size and x.dtype.kind not in "iu":
+            raise TypeError(f"pair indices must be integers, got dtype {x.dtype}")
+        if x.size and (x.min() < 0 or x.max() >= n):
+            raise ValueError(f"pair indices must be in [0, {n}), got range [{x.min()}, {x.max()}]")
+    return i.astype(np.int64), j.astype(np.int64)
+
+
+def dedupe(
+    fps: Any,
+    k: int = 3,
+    *,
+    keep: Literal["first", "last", False] = "first",
+    pairs: Pairs | tuple[Any, Any] | None = None,
+    blocks: int | None = None,
+    max_pairs: int | None = None,
+    n_jobs: int | None = None,
+) -> np.ndarray:
+    """Boolean mask of the rows to keep so that one row per near-duplicate cluster
+    remains.
+
+    Clusters are the connected components of :func:`clusters` (a chain
+    ``a ~ b ~ c`` is one cluster even if ``a`` and ``c`` are more than ``k`` apart).
+
+    Parameters
+    ----------
+    fps, k, pairs, blocks, max_pairs, n_jobs
+        As in :func:`clusters`.
+    keep : {"first", "last", False}, default "first"
+        Keep the smallest row of each cluster, the largest, or (``False``, as in
+        pandas' ``drop_duplicates``) only rows that have no near-duplicate at all.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> fps = np.array([0b0000, 0b1111_0000, 0b0001, 0b0011], dtype=np.uint64)
+    >>> sh.dedupe(fps, k=1)
+    array([ True,  True, False, False])
+    >>> sh.dedupe(fps, k=1, keep="last")
+    array([False,  True, False,  True])
+    >>> sh.dedupe(fps, k=1, keep=False)
+    array([False,  True, False, False])
+    """
+    if not (keep is False or (isinstance(keep, str) and keep in ("first", "last"))):
+        raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
+    labels = clusters(fps, k, pairs=pairs, blocks=blocks, max_pairs=max_pairs, n_jobs=n_jobs)
+    n = labels.shape[0]
+    if keep == "first":
+        return labels == np.arange(n)
+    if keep == "last":
+        return _uf.last_of_component(labels)
+    sizes = np.bincount(labels, minlength=n)
+    return sizes[labels] == 1
+

@@ -1,0 +1,549 @@
+"""SimhashIndex: a persistent near-duplicate index with batch add, query and remove.
+
+Layout
+------
+Fingerprints, ids and a live flag are kept in *slots* (insertion order). Slots are
+covered by *runs*, contiguous slot ranges each with its own permutation tables (sorted
+words, see :mod:`simhash_nb._kernels.tables`) and its ids sorted for lookup. An
+``add`` makes a new run from the batch and merges it into the previous run while that
+one is at most ``config["index_merge_factor"]`` times larger (size tiers, as in an LSM
+tree), so each fingerprint is re-sorted ``O(log n)`` times over the life of the index
+and an add never rebuilds everything. ``remove`` clears the live flag; when more than
+``config["index_compact_fraction"]`` of the slots are dead the index is rebuilt from the
+live ones.
+
+File format (version 1)
+-----------------------
+An uncompressed ``.npz`` (zip) archive, read with ``allow_pickle=False``, holding:
+
+``header``
+    UTF-8 JSON as a ``uint8`` array: ``{"format": "simhash_nb.SimhashIndex",
+    "version": 1, "k", "bits", "blocks", "next_id", "count", "spec"`` (the
+    :class:`~simhash_nb.FingerprintSpec` as a dict, or null)``, "sha256"}``.
+``fingerprints``
+    ``<u8`` array, shape ``(count, bits // 64)`` (low word first).
+``ids``
+    ``<i8`` array, shape ``(count,)``.
+
+``sha256`` is the SHA-256 of the canonical JSON of the header without the ``sha256``
+field, followed by the bytes of ``fingerprints`` and ``ids``: a truncated or altered
+file fails to load with a ``ValueError``. Only live entries are written; the tables are
+rebuilt on load (a radix sort per table).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import numbers
+import os
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from typing import Any
+
+import numba
+import numpy as np
+
+from ._kernels import tables as _tk
+from ._parallel import threads
+from ._validation import as_fingerprints, bits_of, check_k
+from .config import config
+from .search import _best_tables, _check_blocks, _Layout, _pair_count, _top_bits, as_words
+from .spec import FingerprintSpec, check_compatible
+
+__all__ = ["Matches", "SimhashIndex"]
+
+FILE_FORMAT = "simhash_nb.SimhashIndex"
+FILE_VERSION = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Matches:
+    """Result of :meth:`SimhashIndex.query`: one row per (query, indexed id) match.
+
+    Unpacks as ``query, id, distance = matches``. Rows are sorted by query, then
+    distance, then id.
+
+    Attributes
+    ----------
+    query : ndarray of int64
+        Position of the query row.
+    id : ndarray of int64
+        Id of the matching indexed fingerprint.
+    distance : ndarray of uint8
+        Hamming distance.
+    n_queries : int
+        Number of query rows (some may have no match).
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> index = sh.SimhashIndex(k=2)
+    >>> index.add(np.array([0b000, 0b111], dtype=np.uint64), ids=[10, 20])
+    >>> m = index.query(np.array([0b001, 0b110, 2**40], dtype=np.uint64))
+    >>> m.query, m.id, m.distance
+    (array([0, 0, 1]), array([10, 20, 20]), array([1, 2, 1], dtype=uint8))
+    >>> [ids.tolist() for ids, _ in m.split()]
+    [[10, 20], [20], []]
+    """
+
+    query: np.ndarray
+    id: np.ndarray
+    distance: np.ndarray
+    n_queries: int
+
+    def __len__(self) -> int:
+        return int(self.query.shape[0])
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return iter((self.query, self.id, self.distance))
+
+    def split(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``(ids, distances)`` of each query row, in query order."""
+        cuts = np.searchsorted(self.query, np.arange(1, self.n_queries))
+        return list(zip(np.split(self.id, cuts), np.split(self.distance, cuts)))
+
+    def to_frame(self):
+        """A pandas DataFrame with columns ``query``, ``id``, ``distance``."""
+        import pandas as pd
+
+        return pd.DataFrame({"query": self.query, "id": self.id, "distance": self.distance})
+
+
+class _Run:
+    """Tables and sorted ids over the slots ``[lo, hi)``."""
+
+    def __init__(self, index: SimhashIndex, lo: int, hi: int):
+        self.lo, self.hi = lo, hi
+        m = hi - lo
+        fps = index._fps[lo:hi]
+        blocks = index.blocks or _best_tables(m, _pair_count(m, None), index.k, index.bits).blocks
+        self.layout = _Layout.make(index.bits, index.k, blocks)
+        self.plan = self.layout.plan(m)
+        n_tables = self.layout.n_tables
+        self.tabs = np.empty((n_tables, m), dtype=np.uint64)
+        tmp = np.empty(m, dtype=np.uint64)
+        plan, layout = self.plan, self.layout
+        for t in range(n_tables):
+            _tk.sort_table(
+                fps, layout.key_pieces[t], plan.extra_pieces[t], bool(plan.hashed[t]),
+                int(plan.key_bits[t]), int(plan.extra_bits[t]), plan.row_bits, _top_bits(m),
+                config["radix_local_bits"], numba.get_num_threads(), self.tabs[t], tmp,
+            )
+        ids = index._ids[lo:hi]
+        order = np.argsort(ids, kind="stable")
+        self.id_sorted = ids[order]
+        self.id_slot = order.astype(np.int64) + lo
+
+    @property
+    def size(self) -> int:
+        return self.hi - self.lo
+
+
+class SimhashIndex:
+    """An index of fingerprints for near-duplicate queries within ``k`` bits.
+
+    Parameters
+    ----------
+    k : int, default 3
+        Largest distance a query can ask for; tables are built for it.
+    bits : {64, 128}, optional
+        Fingerprint width; defaults to ``spec.bits``, else 64.
+    spec : FingerprintSpec, optional
+        How the fingerprints were made. When set, ``add``/``query`` calls that pass a
+        different ``spec`` are refused, and it is saved with the index.
+    blocks : int, optional
+        Blocks per fingerprint (``k < blocks <= bits``); by default each sorted run
+        picks the cheapest design for its size (see :func:`simhash_nb.table_design`).
+    n_jobs : int, optional
+        Threads for the kernels (default: Numba's setting).
+
+    Notes
+    -----
+    Memory is about ``8 * (words + 2 + tables)`` bytes per fingerprint (10 tables for
+    ``k = 3`` at a million fingerprints). See the module documentation for the
+    layout and the file format.
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> index = sh.SimhashIndex(k=3)
+    >>> index.add(np.array([0, 2**63, 0xFF], dtype=np.uint64))
+    >>> len(index), 1 in index
+    (3, True)
+    >>> index.query(np.array([0b11], dtype=np.uint64)).id
+    array([0])
+    >>> index.remove([0])
+    >>> len(index.query(np.array([0b11], dtype=np.uint64)))
+    0
+    """
+
+    def __init__(
+        self,
+        k: int = 3,
+        bits: int | None = None,
+        spec: FingerprintSpec | None = None,
+        *,
+        blocks: int | None = None,
+        n_jobs: int | None = None,
+    ):
+        if spec is not None and not isinstance(spec, FingerprintSpec):
+            raise TypeError(f"spec must be a FingerprintSpec or None, got {type(spec).__name__}")
+        if bits is None:
+            bits = spec.bits if spec is not None else 64
+        if bits not in (64, 128):
+            raise ValueError(f"bits must be 64 or 128, got {bits!r}")
+        if spec is not None and spec.bits != bits:
+            raise ValueError(f"bits={bits} does not match spec.bits={spec.bits}")
+        self.k = check_k(k, bits)
+        self.bits = int(bits)
+        self.spec = spec
+        self.blocks = None if blocks is None else _check_blocks(blocks, self.k, self.bits)
+        self.n_jobs = n_jobs
+        words = self.bits // 64
+        self._fps = np.empty((0, words), dtype=np.uint64)
+        self._ids = np.empty(0, dtype=np.int64)
+        self._alive = np.empty(0, dtype=np.bool_)
+        self._total = 0  # slots in use
+        self._live = 0
+        self._next_id = 0
+        self._runs: list[_Run] = []
+
+    # --- basics --------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self._live
+
+    def __contains__(self, id_: object) -> bool:
+        if isinstance(id_, bool) or not isinstance(id_, numbers.Integral):
+            return False
+        if not -(2**63) <= int(id_) < 2**63:
+            return False
+        return bool(self._slots_of(np.array([int(id_)], dtype=np.int64))[0] >= 0)
+
+    def __repr__(self) -> str:
+        return (
+            f"SimhashIndex(k={self.k}, bits={self.bits}, size={len(self)}, "
+            f"runs={len(self._runs)})"
+        )
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Ids of the indexed fingerprints, in insertion order."""
+        return self._ids[: self._total][self._alive[: self._total]]
+
+    @property
+    def fingerprints(self) -> np.ndarray:
+        """The indexed fingerprints, in insertion order (aligned with :attr:`ids`)."""
+        fps = self._fps[: self._total][self._alive[: self._total]]
+        return fps[:, 0].copy() if self.bits == 64 else fps
+
+    # --- checks --------------------------------------------------------------------------
+
+    def _check_fps(self, fps: Any, spec: FingerprintSpec | None, name: str) -> np.ndarray:
+        if spec is not None and not isinstance(spec, FingerprintSpec):
+            raise TypeError(f"spec must be a FingerprintSpec or None, got {type(spec).__name__}")
+        check_compatible(self.spec, spec)
+        a = as_fingerprints(fps, name)
+        if bits_of(a) != self.bits:
+            raise ValueError(
+                f"{name} are {bits_of(a)}-bit fingerprints but this index holds "
+                f"{self.bits}-bit ones"
+            )
+        return as_words(a)
+
+    def _check_ids(self, ids: Any, n: int) -> np.ndarray:
+        if ids is None:
+            return np.arange(self._next_id, self._next_id + n, dtype=np.int64)
+        arr = np.asarray(ids)
+        if arr.ndim != 1:
+            raise ValueError(f"ids must be one-dimensional, got shape {arr.shape}")
+        if arr.shape[0] != n:
+            raise ValueError(f"got {arr.shape[0]} ids for {n} fingerprints")
+        if n == 0:
+            return np.empty(0, dtype=np.int64)
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"ids must be integers, got dtype {arr.dtype}")
+        if arr.dtype.kind == "u" and arr.max() >= 2**63:
+            raise ValueError("ids must fit in int64")
+        arr = arr.astype(np.int64)
+        sorted_ids = np.sort(arr)
+        dup = sorted_ids[1:][sorted_ids[1:] == sorted_ids[:-1]]
+        if dup.size:
+            raise ValueError(f"ids are duplicated within the batch: {np.unique(dup)[:10].tolist()}")
+        present = arr[self._slots_of(arr) >= 0]
+        if present.size:
+            raise ValueError(f"ids already in the index: {np.sort(present)[:10].tolist()}")
+        return arr
+
+    def _slots_of(self, ids: np.ndarray) -> np.ndarray:
+        """Live slot of each id, or -1."""
+        out = np.full(ids.shape[0], -1, dtype=np.int64)
+        for run in self._runs:
+            _tk.lookup_ids(run.id_sorted, run.id_slot, self._alive, ids, out)
+        return out
+
+    # --- add / remove --------------------------------------------------------------------
+
+    def add(self, fps: Any, ids: Any = None, *, spec: FingerprintSpec | None = None) -> None:
+        """Add a batch of fingerprints.
+
+        Parameters
+        ----------
+        fps : ndarray of uint64, shape (n,) or (n, 2)
+        ids : array_like of int, optional
+            One id per fingerprint, unique and not already in the index. By default
+            the next ``n`` integers after the largest id given so far (0, 1, ...).
+        spec : FingerprintSpec, optional
+            The spec of ``fps``; refused if it differs from the index's.
+        """
+        a = self._check_fps(fps, spec, "fps")
+        n = a.shape[0]
+        with threads(self.n_jobs):
+            ids = self._check_ids(ids, n)
+            if n == 0:
+                return
+            self._append(a, ids)
+            self._runs.append(_Run(self, self._total - n, self._total))
+            factor = config["index_merge_factor"]
+            while len(self._runs) >= 2 and self._runs[-2].size <= factor * self._runs[-1].size:
+                b = self._runs.pop()
+                a_run = self._runs.pop()
+                self._runs.append(_Run(self, a_run.lo, b.hi))
+        self._next_id = max(self._next_id, int(ids.max()) + 1)
+
+    def _append(self, fps: np.ndarray, ids: np.ndarray) -> None:
+        n = fps.shape[0]
+        need = self._total + n
+        if need > self._fps.shape[0]:
+            cap = max(need, 2 * self._fps.shape[0], 1024)
+            grown = np.empty((cap, fps.shape[1]), dtype=np.uint64)
+            grown[: self._total] = self._fps[: self._total]
+            self._fps = grown
+            ids_grown = np.empty(cap, dtype=np.int64)
+            ids_grown[: self._total] = self._ids[: self._total]
+            self._ids = ids_grown
+            alive = np.zeros(cap, dtype=np.bool_)
+            alive[: self._total] = self._alive[: self._total]
+            self._alive = alive
+        self._fps[self._total : need] = fps
+        self._ids[self._total : need] = ids
+        self._alive[self._total : need] = True
+        self._total = need
+        self._live += n
+
+    def remove(self, ids: Any) -> None:
+        """Remove fingerprints by id.
+
+        Raises
+        ------
+        KeyError
+            If an id is not in the index; nothing is removed then.
+        """
+        arr = np.unique(np.asarray(ids).ravel())
+        if arr.size == 0:
+            return
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"ids must be integers, got dtype {arr.dtype}")
+        if arr.dtype.kind == "u" and arr.max() >= 2**63:
+            raise KeyError(f"ids not in the index: {arr[arr >= 2**63][:10].tolist()}")
+        arr = arr.astype(np.int64)
+        with threads(self.n_jobs):
+            slots = self._slots_of(arr)
+        missing = arr[slots < 0]
+        if missing.size:
+            raise KeyError(f"ids not in the index: {missing[:10].tolist()}")
+        self._alive[slots] = False
+        self._live -= int(slots.shape[0])
+        if self._total - self._live > config["index_compact_fraction"] * self._total:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Rebuild from the live slots only."""
+        keep = self._alive[: self._total]
+        fps, ids = self._fps[: self._total][keep], self._ids[: self._total][keep]
+        self._fps = np.empty((0, fps.shape[1]), dtype=np.uint64)
+        self._ids = np.empty(0, dtype=np.int64)
+        self._alive = np.empty(0, dtype=np.bool_)
+        self._total = self._live = 0
+        self._runs = []
+        if fps.shape[0]:
+            with threads(self.n_jobs):
+                self._append(fps, ids)
+                self._runs.append(_Run(self, 0, self._total))
+
+    # --- query ---------------------------------------------------------------------------
+
+    def query(
+        self, fps: Any, k: int | None = None, *, spec: FingerprintSpec | None = None
+    ) -> Matches:
+        """Indexed fingerprints within ``k`` bits of each query row.
+
+        Parameters
+        ----------
+        fps : ndarray of uint64, shape (m,) or (m, 2)
+            Query fingerprints, of the index's width.
+        k : int, optional
+            Largest distance reported, at most the index's ``k`` (the default).
+        spec : FingerprintSpec, optional
+            The spec of ``fps``; refused if it differs from the index's.
+
+        Returns
+        -------
+        Matches
+            ``query`` (row of ``fps``), ``id`` and ``distance`` of every match; use
+            :meth:`Matches.split` for per-query arrays.
+        """
+        q = self._check_fps(fps, spec, "fps")
+        if k is None:
+            k = self.k
+        k = check_k(k, self.bits)
+        if k > self.k:
+            raise ValueError(
+                f"this index was built for k <= {self.k}; cannot query k={k} (build an "
+                f"index with k={k}, or use sh.near_duplicates(fps, k, against=...))"
+            )
+        nq = q.shape[0]
+        parts = []
+        with threads(self.n_jobs):
+            n_tasks = max(1, min(nq, numba.get_num_threads() * config["chunks_per_thread"]))
+            for run in self._runs:
+                if nq:
+                    parts.append(self._query_run(run, q, k, n_tasks))
+        if parts:
+            qi, slot, dist = (np.concatenate(x) for x in zip(*parts))
+        else:
+            qi, slot, dist = np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
+        ids = self._ids[slot]
+        order = np.lexsort((ids, dist, qi))
+        return Matches(qi[order], ids[order], dist[order], nq)
+
+    def _query_run(self, run: _Run, q: np.ndarray, k: int, n_tasks: int):
+        layout, plan = run.layout, run.plan
+        cap = config["pairs_initial_capacity"]
+        args = (
+            q, k, self._fps, run.lo, self._alive, run.tabs, plan.row_bits, layout.sels,
+            layout.key_pieces, plan.extra_pieces, plan.hashed, plan.key_bits, plan.extra_bits,
+            layout.block_masks, n_tasks,
+        )
+        out_q, out_s, out_d, counts = _tk.query_run(*args, cap)
+        if counts.max() > cap:
+            cap = int(counts.max())
+            out_q, out_s, out_d, counts = _tk.query_run(*args, cap)
+        keep = [slice(t * cap, t * cap + int(counts[t])) for t in np.flatnonzero(counts)]
+        if not keep:
+            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
+        return tuple(np.concatenate([x[s] for s in keep]) for x in (out_q, out_s, out_d))
+
+    # --- persistence ---------------------------------------------------------------------
+
+    def _header(self, count: int) -> dict[str, Any]:
+        return {
+            "format": FILE_FORMAT,
+            "version": FILE_VERSION,
+            "k": self.k,
+            "bits": self.bits,
+            "blocks": self.blocks,
+            "next_id": self._next_id,
+            "count": count,
+            "spec": None if self.spec is None else self.spec.to_dict(),
+        }
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the index to ``path`` (format in the module documentation).
+
+        The file is written to a temporary file in the same directory and renamed over
+        ``path`` only when complete, so a failed save leaves any previous file intact.
+        """
+        path = os.fspath(path)
+        keep = self._alive[: self._total]
+        fps = np.ascontiguousarray(self._fps[: self._total][keep], dtype="<u8")
+        ids = np.ascontiguousarray(self._ids[: self._total][keep], dtype="<i8")
+        header = self._header(int(ids.shape[0]))
+        header["sha256"] = _checksum(header, fps, ids)
+        blob = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8)
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".simhash-index-", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, header=blob, fingerprints=fps, ids=ids)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, *, n_jobs: int | None = None) -> SimhashIndex:
+        """Read an index written by :meth:`save`.
+
+        Raises
+        ------
+        ValueError
+            If the file is not a simhash_nb index, is of another format version, is
+            truncated, or fails its checksum. Nothing is loaded then.
+        """
+        path = os.fspath(path)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                names = set(z.files)
+                if not {"header", "fingerprints", "ids"} <= names:
+                    raise ValueError(f"missing arrays (found {sorted(names)})")
+                header = json.loads(z["header"].tobytes().decode("utf-8"))
+                _check_header(header)
+                fps = z["fingerprints"]
+                ids = z["ids"]
+        except FileNotFoundError:
+            raise
+        except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, UnicodeError) as exc:
+            raise ValueError(f"cannot read a SimhashIndex from {path!r}: {exc}") from exc
+        count, words = header["count"], header["bits"] // 64
+        if fps.dtype != np.dtype("<u8") or fps.shape != (count, words):
+            raise ValueError(f"{path!r}: fingerprints array has the wrong type or shape")
+        if ids.dtype != np.dtype("<i8") or ids.shape != (count,):
+            raise ValueError(f"{path!r}: ids array has the wrong type or shape")
+        expected = header.pop("sha256")
+        if _checksum(header, fps, ids) != expected:
+            raise ValueError(f"{path!r}: checksum mismatch; the file is damaged or was altered")
+        spec = None if header["spec"] is None else FingerprintSpec.from_json(header["spec"])
+        index = cls(header["k"], header["bits"], spec, blocks=header["blocks"], n_jobs=n_jobs)
+        if count:
+            fps = fps.astype(np.uint64)
+            index.add(fps if words == 2 else fps[:, 0], ids.astype(np.int64))
+        index._next_id = max(index._next_id, int(header["next_id"]))
+        return index
+
+
+def _checksum(header: dict[str, Any], fps: np.ndarray, ids: np.ndarray) -> str:
+    h = hashlib.sha256()
+    body = {key: value for key, value in header.items() if key != "sha256"}
+    h.update(json.dumps(body, sort_keys=True).encode("utf-8"))
+    h.update(b"\0")
+    h.update(memoryview(np.ascontiguousarray(fps)).cast("B"))
+    h.update(memoryview(np.ascontiguousarray(ids)).cast("B"))
+    return h.hexdigest()
+
+
+def _check_header(header: Any) -> None:
+    if not isinstance(header, dict) or header.get("format") != FILE_FORMAT:
+        raise ValueError("not a simhash_nb SimhashIndex file")
+    version = header.get("version")
+    if version != FILE_VERSION:
+        raise ValueError(
+            f"index file format version {version!r} is not supported (this library reads "
+            f"version {FILE_VERSION})"
+        )
+    for key, kinds in (
+        ("k", int), ("bits", int), ("next_id", int), ("count", int), ("sha256", str),
+        ("blocks", (int, type(None))), ("spec", (dict, type(None))),
+    ):
+        if key not in header or not isinstance(header[key], kinds) or header[key] is True:
+            raise ValueError(f"bad or missing header field {key!r}")
+    if header["bits"] not in (64, 128) or header["count"] < 0:
+        raise ValueError("bad header: bits or count out of range")

@@ -1,0 +1,274 @@
+"""sh.distributed on a real LocalCluster (2 worker processes): the same results as the
+single-machine functions, across empty partitions and duplicate groups spanning
+partitions; clear errors for bad input."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import simhash_nb as sh
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+D = sh.distributed
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, worker_dashboard_address=None) as c:
+        with distributed.Client(c) as cl:
+            yield cl
+
+
+def _planted(n_base, bits, seed):
+    """Random fingerprints with near copies (1-3 bits flipped), a chain of 1-bit steps
+    (one long cluster), and a group of 25 identical fingerprints, shuffled."""
+    rng = np.random.default_rng(seed)
+    words = bits // 64
+    base = rng.integers(0, 2**64, (n_base, words), dtype=np.uint64, endpoint=False)
+
+    def flip(rows, n_bits):
+        out = rows.copy()
+        for r in range(out.shape[0]):
+            for b in rng.choice(bits, n_bits, replace=False):
+                out[r, b // 64] ^= np.uint64(1) << np.uint64(b % 64)
+        return out
+
+    parts = [base, flip(base[: n_base // 2], 1), flip(base[: n_base // 3], 3),
+             flip(base[n_base // 2:], 4)]
+    chain = [rng.integers(0, 2**64, (1, words), dtype=np.uint64)]
+    for _ in range(40):
+        chain.append(flip(chain[-1], 1))
+    parts += chain
+    parts.append(np.repeat(base[-1:] ^ np.uint64(0xFF), 25, axis=0))
+    fps = np.concatenate(parts)
+    fps = fps[rng.permutation(fps.shape[0])]
+    return fps[:, 0].copy() if bits == 64 else fps
+
+
+def _series(fps, npartitions=5, empty=True):
+    """A Dask Series of fingerprints with known divisions (even labels), two of its
+    partitions empty."""
+    n = fps.shape[0]
+    index = np.arange(n) * 2
+    s = pd.Series(sh.accessors.fingerprint_array(fps), index=index, name="simhash")
+    ds = dd.from_pandas(s, npartitions=1)
+    if not empty:
+        return ds.repartition(npartitions=npartitions)
+    # [-1, 0) holds no even label, nor does [c - 1, c) for an even cut c
+    cuts = (np.linspace(0, n, npartitions // 2 + 1).astype(int)[1:-1] * 2).tolist()
+    divisions = [-1, 0, *[x for c in cuts for x in (c - 1, c)], 2 * n - 2]
+    out = ds.repartition(divisions=divisions)
+    lengths = out.map_partitions(len).compute().tolist()
+    assert lengths.count(0) >= 2 and sum(lengths) == n, lengths
+    return out
+
+
+def _sorted_frame(df):
+    return df.sort_values(["left", "right"]).reset_index(drop=True)
+
+
+# --- import -----------------------------------------------------------------------------
+
+
+def test_import_is_lazy_and_names_the_extra():
+    code = ("import sys, simhash_nb as sh; assert 'dask' not in sys.modules\n"
+            "sys.modules['dask'] = None\n"
+            "try:\n    sh.distributed\nexcept ImportError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "pip install 'simhash-nb[dask]'" in out
+
+
+# --- fingerprints -----------------------------------------------------------------------
+
+
+def test_fingerprint_matches_core_with_missing_and_empty_partitions(client):
+    texts = [f"document number {i} about {i % 7} things" for i in range(60)]
+    texts[5] = None
+    pdf = pd.DataFrame({"text": texts, "n": range(60)})
+    ddf = dd.from_pandas(pdf, npartitions=4)
+    ddf = ddf[ddf["n"] % 20 < 15]  # holes; the last rows of each partition
+    ddf = dd.concat([ddf, dd.from_pandas(pdf.iloc[:0], npartitions=1)])
+    for bits in (64, 128):
+        got = D.fingerprint(ddf, tokenizer="word", bits=bits).compute()
+        want = pdf[pdf["n"] % 20 < 15].simhash.fingerprint(tokenizer="word", bits=bits)
+        assert got["simhash"].dtype == want["simhash"].dtype
+        assert got["simhash"].isna().tolist() == want["simhash"].isna().tolist()
+        assert got["simhash"].astype(object).tolist() == want["simhash"].astype(object).tolist()
+        assert got.attrs["simhash_spec"]["simhash"] == sh.make_spec(
+            tokenizer="word", bits=bits).to_json()
+    fps = ddf["text"].simhash.fingerprint(ngram=3).compute()
+    present = [t for t, n in zip(texts, range(60)) if n % 20 < 15 and t is not None]
+    assert fps.dropna().tolist() == sh.fingerprint(present, ngram=3).tolist()
+
+
+# --- near-duplicate pairs ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits,k", [(64, 3), (64, 0), (128, 6)])
+def test_near_duplicates_match_single_machine(client, bits, k):
+    fps = _planted(300, bits, seed=bits + k)
+    s = _series(fps)
+    got = _sorted_frame(D.near_duplicates(s, k).compute())
+    want = sh.near_duplicates(fps, k)
+    assert len(want) > 300  # the planted copies and the 25 identical ones
+    np.testing.assert_array_equal(got["left"], want.i)
+    np.testing.assert_array_equal(got["right"], want.j)
+    np.testing.assert_array_equal(got["distance"], want.distance)
+    assert got["distance"].dtype == np.uint8
+
+
+def test_near_duplicates_design_override_and_index_labels(client):
+    fps = _planted(200, 64, seed=7)
+    s = _series(fps)
+    want = sh.near_duplicates(fps, 2)
+    for blocks in (3, 6):
+        got = _sorted_frame(D.near_duplicates(s, 2, blocks=blocks, npartitions=3).compute())
+        np.testing.assert_array_equal(got["left"], want.i)
+        np.testing.assert_array_equal(got["right"], want.j)
+    # labels: the pandas accessor's answer on the same Series
+    got = _sorted_frame(D.near_duplicates(s, 2, ids="index").compute())
+    ref = _sorted_frame(s.compute().simhash.near_duplicates(2))
+    pd.testing.assert_frame_equal(got, ref, check_dtype=False)
+    np.testing.assert_array_equal(got["left"], 2 * want.i)
+
+
+def test_near_duplicates_of_text_skip_missing(client):
+    texts = ["the quick brown fox jumps", None, "the quick brown fox jumped", "zzz",
+             "the quick brown fox jumps", None, "another text entirely here"] * 3
+    ds = dd.from_pandas(pd.Series(texts), npartitions=4)
+    got = _sorted_frame(ds.simhash.near_duplicates(k=3, tokenizer="word").compute())
+    ref = pd.Series(texts).simhash.near_duplicates(k=3, tokenizer="word")
+    pd.testing.assert_frame_equal(got, _sorted_frame(ref), check_dtype=False)
+    assert not set(got["left"]) & {1, 5} and len(got) > 10
+
+
+def test_max_pairs_is_enforced_per_partition(client):
+    fps = np.zeros(300, dtype=np.uint64)  # 44,850 identical pairs, all in one table key
+    s = dd.from_pandas(pd.Series(fps), npartitions=3)
+    with pytest.raises(sh.TooManyPairsError, match="max_pairs=1,000"):
+        D.near_duplicates(s, 0, max_pairs=1000).compute()
+    assert len(D.near_duplicates(s, 0).compute()) == 300 * 299 // 2
+
+
+# --- clusters and dedupe ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits,k", [(64, 3), (128, 5)])
+def test_clusters_and_dedupe_match_single_machine(client, bits, k):
+    fps = _planted(250, bits, seed=11 + bits)
+    s = _series(fps)
+    want = sh.clusters(fps, k)
+    assert np.unique(want).shape[0] < fps.shape[0] - 60  # real clusters, the chain among them
+    got = D.clusters(s, k).compute()
+    assert str(got.dtype) == "Int64" and got.name == "cluster"
+    assert got.index.equals(s.compute().index)
+    np.testing.assert_array_equal(got.to_numpy(dtype=np.int64), want)
+    for keep in ("first", "last", False):
+        kept = D.dedupe(s, k, keep=keep).compute()
+        mask = sh.dedupe(fps, k, keep=keep)
+        np.testing.assert_array_equal(kept.index.to_numpy() // 2, np.flatnonzero(mask))
+
+
+def test_long_chain_across_partitions_converges(client):
+    # 1-bit steps: one cluster whose pairs sit in different partitions and tables
+    rng = np.random.default_rng(3)
+    chain = [np.uint64(rng.integers(0, 2**63))]
+    for b in rng.integers(0, 64, 300):
+        chain.append(chain[-1] ^ (np.uint64(1) << np.uint64(b)))
+    fps = np.array(chain, dtype=np.uint64)[rng.permutation(301)]
+    s = dd.from_pandas(pd.Series(fps), npartitions=6)
+    want = sh.clusters(fps, 1)
+    np.testing.assert_array_equal(D.clusters(s, 1).compute().to_numpy(dtype=np.int64), want)
+
+
+def test_dataframe_dedupe_keeps_columns_and_missing_rows(client):
+    texts = ["a b c d e", "a b c d e", None, "x y z", "a b c d e", None, "x y z"]
+    pdf = pd.DataFrame({"text": texts, "n": range(7)})
+    ddf = dd.from_pandas(pdf, npartitions=3).simhash.fingerprint(tokenizer="word")
+    got = ddf.simhash.dedupe(k=0).compute()
+    assert got["n"].tolist() == [0, 2, 3, 5]
+    assert got.columns.tolist() == ["text", "n", "simhash"]
+    labels = ddf.simhash.clusters(k=0).compute()
+    assert labels.tolist() == [0, 0, pd.NA, 3, 0, pd.NA, 3]
+    ref = pdf.simhash.fingerprint(tokenizer="word").simhash.clusters(k=0)
+    assert labels.tolist() == ref.tolist()
+
+
+def test_no_pairs_gives_singletons(client):
+    fps = np.array([0, 2**63, 2**40 - 1, 2**64 - 1], dtype=np.uint64)
+    s = dd.from_pandas(pd.Series(fps), npartitions=2)
+    assert D.clusters(s, 2).compute().tolist() == [0, 1, 2, 3]
+    assert len(D.near_duplicates(s, 2).compute()) == 0
+
+
+# --- threads ----------------------------------------------------------------------------
+
+
+def test_threads_per_task_divides_cores_between_dask_threads(client):
+    cores = max(client.run(D._usable_cores).values())
+    assert D.threads_per_task(client) == max(1, cores // 2)
+    with pytest.raises(ValueError, match="n_jobs"):
+        D.fingerprint(dd.from_pandas(pd.Series(["a"]), npartitions=1), n_jobs=0)
+
+
+# --- bad input --------------------------------------------------------------------------
+
+
+def test_bad_input_errors(client):
+    pdf = pd.DataFrame({"text": ["a b", "c d", "a b", "e f"]})
+    ddf = dd.from_pandas(pdf, npartitions=2)
+    with pytest.raises(KeyError, match="'body' is not in the DataFrame"):
+        D.fingerprint(ddf, "body")
+    with pytest.raises(KeyError, match="'body'"):
+        D.near_duplicates(ddf, column="body")
+    with pytest.raises(TypeError, match="pandas DataFrame"):
+        D.near_duplicates(pdf)
+    with pytest.raises(TypeError, match="neither text"):
+        D.clusters(dd.from_pandas(pd.DataFrame({"text": [1.5, 2.5]}), npartitions=1))
+    fps = D.fingerprint(ddf, tokenizer="word")
+    with pytest.raises(TypeError, match="holds fingerprints already"):
+        D.near_duplicates(fps, tokenizer="word")
+    with pytest.raises(TypeError, match="holds fingerprints already"):
+        D.fingerprint(fps, "simhash")
+    with pytest.raises(ValueError, match="k must be in"):
+        D.near_duplicates(fps, 64)
+    with pytest.raises(ValueError, match="ids must be"):
+        D.near_duplicates(fps, ids="label")
+    with pytest.raises(ValueError, match="keep must be"):
+        D.dedupe(fps, keep="middle")
+
+
+def test_mixed_specs_across_partitions(client):
+    a = dd.from_pandas(pd.Series(["one text", "two text"]), npartitions=1)
+    b = dd.from_pandas(pd.Series(["three text", "four"], index=[2, 3]), npartitions=1)
+    mixed = dd.concat([D.fingerprint(a, seed=0), D.fingerprint(b, seed=1)])
+    with pytest.raises(sh.SpecMismatchError, match=r"partitions 0 and 1 .*seed: 0 != 1"):
+        D.near_duplicates(mixed)
+    with pytest.raises(sh.SpecMismatchError, match="partitions 0 and 1"):
+        D.clusters(mixed)
+    same = dd.concat([D.fingerprint(a, seed=1), D.fingerprint(b, seed=1)])
+    assert len(D.near_duplicates(same, 63).compute()) == 6
+
+
+def test_unknown_divisions(client):
+    s = _series(_planted(50, 64, seed=1), empty=False).clear_divisions()
+    with pytest.raises(ValueError, match="ids='index' needs known divisions"):
+        D.near_duplicates(s, ids="index")
+    # positions need no divisions
+    assert len(D.near_duplicates(s, 3).compute()) == len(sh.near_duplicates(
+        s.compute().to_numpy(dtype=np.uint64), 3))
+
+
+def test_duplicate_labels_with_ids_index():
+    s = pd.Series(np.arange(4, dtype=np.uint64), index=[0, 0, 1, 2])
+    ds = dd.from_pandas(s, npartitions=1)
+    assert ds.known_divisions
+    with pytest.raises(ValueError, match="duplicate index labels"):
+        D.near_duplicates(ds, 1, ids="index")
