@@ -43,7 +43,8 @@ __all__ = ["SPEC_ATTR", "SimhashDataFrameAccessor", "SimhashSeriesAccessor", "re
 SPEC_ATTR = "simhash_spec"
 """Key of the fingerprint spec in ``Series.attrs`` / ``DataFrame.attrs``."""
 
-_SPEC_OPTIONS = ("bits", "tokenizer", "ngram", "weights", "normalize", "seed", "spec")
+_SPEC_OPTIONS = ("bits", "tokenizer", "ngram", "weights", "normalize", "seed", "spec", "params")
+_RUN_OPTIONS = ("n_jobs", "progress")
 
 
 # --- representation -----------------------------------------------------------------------
@@ -173,25 +174,26 @@ class _Prints:
         return self.fps if self.valid.all() else self.fps[self.valid]
 
 
-def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    unknown = sorted(set(options) - set(_SPEC_OPTIONS) - {"n_jobs"})
+def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    unknown = sorted(set(options) - set(_SPEC_OPTIONS) - set(_RUN_OPTIONS))
     if unknown:
         raise TypeError(
             f"unexpected keyword arguments {unknown}; fingerprint options are "
-            f"{list(_SPEC_OPTIONS)} and n_jobs"
+            f"{list(_SPEC_OPTIONS + _RUN_OPTIONS)}"
         )
-    n_jobs = options.pop("n_jobs", None)
-    return {k: v for k, v in options.items() if v is not None}, n_jobs
+    run = {k: options.pop(k, None) for k in _RUN_OPTIONS}
+    return {k: v for k, v in options.items() if v is not None}, run
 
 
 def _prints(series, kind: str, options: dict[str, Any], what: str = "Series") -> _Prints:
     """Fingerprint a text Series (with ``options``) or read a fingerprint Series."""
-    from .fingerprint import _fingerprint_texts, make_spec
+    from .features import prepare
+    from .fingerprint import _fingerprint_texts
 
-    spec_options, n_jobs = _split_options(dict(options))
+    spec_options, run = _split_options(dict(options))
     if kind == "text":
-        spec = make_spec(**spec_options)
-        fps, _, valid = _fingerprint_texts(series, spec, n_jobs)
+        spec, extras = prepare(**spec_options)
+        fps, _, valid = _fingerprint_texts(series, spec, run["n_jobs"], extras, run["progress"])
         return _Prints(fps, np.asarray(valid, dtype=bool), spec)
     if spec_options:
         raise TypeError(
@@ -206,7 +208,10 @@ def _fingerprint_series(series, p: _Prints, name):
     import pandas as pd
 
     out = pd.Series(fingerprint_array(p.fps, p.valid), index=series.index, name=name, copy=False)
-    out.attrs = {SPEC_ATTR: p.spec.to_json()} if p.spec is not None else {}
+    attrs = {k: v for k, v in series.attrs.items() if k != SPEC_ATTR}
+    if p.spec is not None:
+        attrs[SPEC_ATTR] = p.spec.to_json()
+    out.attrs = attrs
     return out
 
 
@@ -244,44 +249,24 @@ def _search_pairs(p: _Prints, k: int, q: _Prints | None, max_pairs, n_jobs):
                            n_jobs=n_jobs)
 
 
-def _cluster_positions(p: _Prints, k: int) -> np.ndarray:
+def _cluster_positions(p: _Prints, k: int, n_jobs=None) -> np.ndarray:
     """Cluster label per row: the position of its cluster's first row; -1 if missing."""
-    clusters, _ = _core_clusters()
+    from .clusters import clusters
 
     pos = p.positions
     labels = np.full(p.fps.shape[0], -1, dtype=np.int64)
     if pos.shape[0]:
-        labels[pos] = pos[np.asarray(clusters(p.present(), k), dtype=np.int64)]
+        labels[pos] = pos[np.asarray(clusters(p.present(), k, n_jobs=n_jobs), dtype=np.int64)]
     return labels
 
 
-def _keep_mask(p: _Prints, k: int, keep: str) -> np.ndarray:
-    _, dedupe = _core_clusters()
+def _keep_mask(p: _Prints, k: int, keep: str, n_jobs=None) -> np.ndarray:
+    from .clusters import dedupe
 
     mask = np.ones(p.fps.shape[0], dtype=bool)
     if p.valid.any():
-        mask[p.valid] = np.asarray(dedupe(p.present(), k, keep=keep), dtype=bool)
+        mask[p.valid] = np.asarray(dedupe(p.present(), k, keep=keep, n_jobs=n_jobs), dtype=bool)
     return mask
-
-
-def _core_clusters():
-    # TEMPORARY stand-in until simhash_nb/clusters.py lands (issue 3)
-    try:
-        from .clusters import clusters, dedupe
-    except ImportError:
-        from ._kernels.unionfind import components, last_of_component
-        from .search import near_duplicates
-
-        def clusters(fps, k=3):
-            p = near_duplicates(fps, k)
-            return components(fps.shape[0], p.i, p.j)
-
-        def dedupe(fps, k=3, keep="first"):
-            labels = clusters(fps, k)
-            if keep == "first":
-                return labels == np.arange(labels.shape[0])
-            return last_of_component(labels)
-    return clusters, dedupe
 
 
 def _cluster_series(labels: np.ndarray, index, name: str = "cluster"):
@@ -354,14 +339,16 @@ class SimhashSeriesAccessor:
         normalize=None,
         seed: int | None = None,
         spec: FingerprintSpec | None = None,
+        params: dict | None = None,
         n_jobs: int | None = None,
+        progress: bool | None = None,
     ) -> pd.Series:
         """SimHash fingerprint of every text, aligned to the Series' index.
 
         Parameters
         ----------
-        bits, tokenizer, ngram, weights, normalize, seed, spec, n_jobs
-            As in :func:`simhash_nb.fingerprint`.
+        bits, tokenizer, ngram, weights, normalize, seed, spec, params, n_jobs, progress
+            As in :func:`simhash_nb.fingerprint` (``tokenizer`` may be a callable).
 
         Returns
         -------
@@ -377,13 +364,14 @@ class SimhashSeriesAccessor:
         >>> fps = s.simhash.fingerprint(tokenizer="word")
         >>> fps.iloc[0] == fps.iloc[1]
         np.True_
-        >>> s.simhash.fingerprint(bits=128).iloc[0].hex() == f"{0:032x}"
-        False
+        >>> len(s.simhash.fingerprint(bits=128).iloc[0])  # 16 bytes, big-endian
+        16
         """
         if self._kind != "text":
             raise TypeError("this Series holds fingerprints already; fingerprint its text column")
         options = dict(bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
-                       normalize=normalize, seed=seed, spec=spec, n_jobs=n_jobs)
+                       normalize=normalize, seed=seed, spec=spec, params=params,
+                       n_jobs=n_jobs, progress=progress)
         p = _prints(self._obj, "text", options)
         return _fingerprint_series(self._obj, p, self._obj.name)
 
@@ -514,7 +502,7 @@ class SimhashSeriesAccessor:
             kind = fingerprint_kind(other.dtype)
             if kind is None:
                 raise TypeError(f"against has dtype {other.dtype}, neither text nor fingerprints")
-            q_options = dict(options) if kind == "text" else {"n_jobs": options.get("n_jobs")}
+            q_options = dict(options) if kind == "text" else {}
             if kind == "text" and self._kind != "text":
                 q_options = {"spec": p.spec} if p.spec is not None else {}
             q = _prints(other, kind, q_options, "against Series")
@@ -541,7 +529,8 @@ class SimhashSeriesAccessor:
         [0, 1, 1, <NA>]
         """
         p = _prints(self._obj, self._kind, options)
-        return _cluster_series(_cluster_positions(p, k), self._obj.index)
+        labels = _cluster_positions(p, k, options.get("n_jobs"))
+        return _cluster_series(labels, self._obj.index)
 
     def dedupe(self, k: int = 3, keep: str = "first", **options) -> pd.Series:
         """The rows kept after dropping near duplicates: one row per cluster.
@@ -549,8 +538,9 @@ class SimhashSeriesAccessor:
         Parameters
         ----------
         k : int, default 3
-        keep : {"first", "last"}
-            Which row of each cluster stays. Rows with a missing value always stay.
+        keep : {"first", "last", False}
+            Which row of each cluster stays; ``False`` keeps only rows without any near
+            duplicate (as in ``drop_duplicates``). Rows with a missing value always stay.
         **options
             Fingerprint options when the Series holds text.
 
@@ -562,7 +552,7 @@ class SimhashSeriesAccessor:
         ['p', 'q']
         """
         p = _prints(self._obj, self._kind, options)
-        return self._obj[_keep_mask(p, k, keep)]
+        return self._obj[_keep_mask(p, k, keep, options.get("n_jobs"))]
 
 
 def _as_series(obj, name: str):
@@ -626,7 +616,8 @@ class SimhashDataFrameAccessor:
         out : str, default "simhash"
         **options
             ``bits``, ``tokenizer``, ``ngram``, ``weights``, ``normalize``, ``seed``,
-            ``spec``, ``n_jobs`` as in :func:`simhash_nb.fingerprint`.
+            ``spec``, ``params``, ``n_jobs``, ``progress`` as in
+            :func:`simhash_nb.fingerprint`.
 
         Examples
         --------
@@ -637,7 +628,7 @@ class SimhashDataFrameAccessor:
         """
         s = self._column(column)
         fps = s.simhash.fingerprint(**options)
-        df = self._obj.assign(**{out: fps})
+        df = self._obj.assign(**{out: fps.array})  # positional: no index alignment
         specs = dict(self._obj.attrs.get(SPEC_ATTR) or {})
         specs[out] = fps.attrs[SPEC_ATTR]
         df.attrs = {**self._obj.attrs, SPEC_ATTR: specs}
@@ -680,7 +671,7 @@ class SimhashDataFrameAccessor:
         """
         s = self._column(column)
         p = _prints(s, fingerprint_kind(s.dtype), options, f"column {s.name!r}")
-        return self._obj[_keep_mask(p, k, keep)]
+        return self._obj[_keep_mask(p, k, keep, options.get("n_jobs"))]
 
     def clusters(self, column: str | None = None, k: int = 3, **options) -> pd.Series:
         """Cluster label of each row (Int64, ``<NA>`` if missing), aligned to the index.

@@ -24,6 +24,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -89,7 +90,13 @@ def _add_k(p) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``simhash-nb``."""
+    """The argument parser of ``simhash-nb``; ``parser.commands`` lists its commands.
+
+    Examples
+    --------
+    >>> build_parser().commands[:4]
+    ['fingerprint', 'pairs', 'dedupe', 'clusters']
+    """
     from . import __version__
 
     parser = _Parser(
@@ -109,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out-column", default="simhash", help="name of the new column "
                    "(default simhash)")
     _add_run(p)
-    p.set_defaults(func=cmd_fingerprint)
+    p.set_defaults(func=_cmd_fingerprint)
 
     p = sub.add_parser("pairs", help="near-duplicate pairs",
                        description="Write every pair of rows of IN within k bits: columns "
@@ -122,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-pairs", type=int, default=None, metavar="N",
                    help="refuse to write more than N pairs")
     _add_run(p)
-    p.set_defaults(func=cmd_pairs)
+    p.set_defaults(func=_cmd_pairs)
 
     p = sub.add_parser("dedupe", help="drop near duplicates",
                        description="Write the rows of IN that remain after dropping near "
@@ -133,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", choices=("first", "last"), default="first",
                    help="which row of each cluster stays (default first)")
     _add_run(p)
-    p.set_defaults(func=cmd_dedupe)
+    p.set_defaults(func=_cmd_dedupe)
 
     p = sub.add_parser("clusters", help="label near-duplicate clusters",
                        description="Write every row of IN with a cluster column: the 0-based "
@@ -144,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cluster-column", default="cluster", metavar="NAME",
                    help="name of the new column (default cluster)")
     _add_run(p)
-    p.set_defaults(func=cmd_clusters)
+    p.set_defaults(func=_cmd_clusters)
 
     p = sub.add_parser("demo", help="run the whole job on bundled sample corpora",
                        description="Fingerprint the bundled SPDX licence texts and fortunes, "
@@ -154,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_k(p)
     p.add_argument("--examples", type=int, default=4, help="example pairs shown per corpus")
     p.add_argument("--traceback", action="store_true", help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_demo)
+    p.set_defaults(func=_cmd_demo)
 
     _add_tune(sub)
     parser.commands = list(sub.choices)
@@ -185,14 +192,21 @@ def _add_tune(sub) -> None:
     g.add_argument("--plot", default=None, metavar="PNG", help="plot precision, recall and "
                    "F1 against k")
     _add_run(p)
-    p.set_defaults(func=cmd_tune)
+    p.set_defaults(func=_cmd_tune)
 
 
 # --- shared steps ------------------------------------------------------------------------
 
 
-def _spec(args):
-    from .fingerprint import make_spec
+class _Recipe(NamedTuple):
+    """A spec and the objects it stands for (see :func:`simhash_nb.features.prepare`)."""
+
+    spec: Any
+    extras: dict
+
+
+def _spec(args) -> _Recipe | None:
+    from .features import prepare
 
     normalize = args.normalize
     if normalize is not None:
@@ -207,7 +221,7 @@ def _spec(args):
                              "(the fingerprints are made already)")
         return None
     try:
-        return make_spec(**options)
+        return _Recipe(*prepare(**options))
     except (TypeError, ValueError) as e:
         raise UsageError(str(e)) from None
 
@@ -250,7 +264,7 @@ def _check_output(args) -> None:
         raise UsageError("OUT must not be the same file as IN")
 
 
-def _fingerprint_batch(batch, column: str, spec, n_jobs, path: str):
+def _fingerprint_batch(batch, column: str, recipe: _Recipe, n_jobs, path: str):
     import pyarrow as pa
 
     from .fingerprint import _fingerprint_texts
@@ -258,10 +272,11 @@ def _fingerprint_batch(batch, column: str, spec, n_jobs, path: str):
 
     col = batch.column(batch.schema.get_field_index(column))
     t = col.type
-    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_null(t)
-            or pa.types.is_string_view(t)):
+    values = t.value_type if pa.types.is_dictionary(t) else t  # parquet categoricals
+    if not (pa.types.is_string(values) or pa.types.is_large_string(values)
+            or pa.types.is_string_view(values) or pa.types.is_null(values)):
         raise InputError(f"{path}: column {column!r} holds {t}, not text")
-    fps, _, valid = _fingerprint_texts(col, spec, n_jobs)
+    fps, _, valid = _fingerprint_texts(col, recipe.spec, n_jobs, recipe.extras, False)
     return fps, np.asarray(valid, dtype=bool)
 
 
@@ -272,7 +287,7 @@ def _stored_fingerprints(batch, column: str, path: str):
                                    f"{path}: column {column!r}")
 
 
-def _collect(args, spec):
+def _collect(args, recipe: _Recipe | None):
     """Fingerprints (and ids) of every row of IN, streamed in batches."""
     from .accessors import _Prints
 
@@ -282,12 +297,12 @@ def _collect(args, spec):
     n = 0
     with _reader(args, None if args.fingerprints else column) as reader:
         reader.require(column, id_col)
-        stored_spec = reader.specs.get(column) if args.fingerprints else spec
+        stored_spec = reader.specs.get(column) if args.fingerprints else recipe.spec
         for batch in _batches(args, reader, "fingerprinting"):
             if args.fingerprints:
                 f, v = _stored_fingerprints(batch, column, args.input)
             else:
-                f, v = _fingerprint_batch(batch, column, spec, args.n_jobs, args.input)
+                f, v = _fingerprint_batch(batch, column, recipe, args.n_jobs, args.input)
             fps.append(f)
             valid.append(v)
             if id_col:
@@ -299,7 +314,7 @@ def _collect(args, spec):
             raise UsageError(f"{args.input}: column {column!r} mixes 64- and 128-bit values")
         all_fps, all_valid = np.concatenate(fps), np.concatenate(valid)
     else:
-        bits = spec.bits if spec is not None else 64
+        bits = recipe.spec.bits if recipe is not None else 64
         all_fps = np.zeros((0,) if bits == 64 else (0, 2), dtype=np.uint64)
         all_valid = np.zeros(0, dtype=bool)
     id_values = None
@@ -317,19 +332,40 @@ def _say(args, message: str) -> None:
 
 
 def _rewrite(args, transform: Callable, desc: str, text_column: str | None, specs=None) -> int:
-    """Stream IN, transform each batch, write OUT (atomically); the rows written."""
+    """Stream IN, transform each batch, write OUT (atomically); the rows written.
+
+    Fingerprint columns of IN (parquet with specs) keep their spec in a parquet OUT and
+    become hexadecimal text in a CSV or JSON Lines OUT, like those ``fingerprint`` writes.
+    """
     import pyarrow as pa
 
-    from .io import TableWriter
+    from .io import TableWriter, fingerprints_from_arrow, fingerprints_to_arrow, table_format
 
+    as_text = table_format(args.output)[0] != "parquet"
     with _reader(args, text_column) as reader:
         reader.require(text_column)
+        carried = {c: s for c, s in reader.specs.items() if c in reader.schema.names}
+
+        def convert(batch, start):
+            out = transform(batch, start)
+            for col in carried:
+                if not as_text or col not in out.schema.names:
+                    continue
+                i = out.schema.get_field_index(col)
+                if pa.types.is_string(out.schema.field(i).type):
+                    continue
+                fps, valid = fingerprints_from_arrow(out.column(i), col)
+                out = out.set_column(i, col, fingerprints_to_arrow(fps, valid, hex=True))
+            return out
+
         empty = pa.RecordBatch.from_pylist([], schema=reader.schema)
-        schema = transform(empty, 0).schema
-        with TableWriter(args.output, schema, specs=specs) as writer:
+        schema = convert(empty, 0).schema
+        all_specs = {c: s for c, s in {**carried, **(specs or {})}.items()
+                     if c in schema.names}
+        with TableWriter(args.output, schema, specs=all_specs) as writer:
             start = 0
             for batch in _batches(args, reader, desc):
-                writer.write(transform(batch, start))
+                writer.write(convert(batch, start))
                 start += batch.num_rows
             return writer.rows
 
@@ -337,18 +373,18 @@ def _rewrite(args, transform: Callable, desc: str, text_column: str | None, spec
 # --- commands ----------------------------------------------------------------------------
 
 
-def cmd_fingerprint(args) -> int:
+def _cmd_fingerprint(args) -> int:
     """``simhash-nb fingerprint IN OUT``."""
     from .io import fingerprints_to_arrow, table_format
 
-    spec = _spec(args)
+    recipe = _spec(args)
     _check_output(args)
     as_hex = table_format(args.output)[0] != "parquet"
     t0 = time.perf_counter()
     missing = [0]
 
     def transform(batch, start):
-        fps, valid = _fingerprint_batch(batch, args.column, spec, args.n_jobs, args.input)
+        fps, valid = _fingerprint_batch(batch, args.column, recipe, args.n_jobs, args.input)
         missing[0] += int((~valid).sum())
         arr = fingerprints_to_arrow(fps, valid, hex=as_hex)
         if args.out_column in batch.schema.names:
@@ -356,24 +392,24 @@ def cmd_fingerprint(args) -> int:
         return batch.append_column(args.out_column, arr)
 
     rows = _rewrite(args, transform, "fingerprinting", args.column,
-                    specs={args.out_column: spec})
+                    specs={args.out_column: recipe.spec})
     extra = f" ({missing[0]:,} missing texts left empty)" if missing[0] else ""
     _say(args, f"fingerprinted {rows:,} rows in {time.perf_counter() - t0:.1f} s{extra}; "
                f"wrote {args.output}")
     return 0
 
 
-def cmd_pairs(args) -> int:
+def _cmd_pairs(args) -> int:
     """``simhash-nb pairs IN OUT``."""
     import pyarrow as pa
 
     from .accessors import _search_pairs
     from .io import TableWriter
 
-    spec = _spec(args)
+    recipe = _spec(args)
     _check_output(args)
     t0 = time.perf_counter()
-    prints, ids, n = _collect(args, spec)
+    prints, ids, n = _collect(args, recipe)
     pairs = _search_pairs(prints, args.k, None, args.max_pairs, args.n_jobs)
     pos = prints.positions
     i, j = pos[pairs.i], pos[pairs.j]
@@ -391,15 +427,15 @@ def cmd_pairs(args) -> int:
     return 0
 
 
-def cmd_dedupe(args) -> int:
+def _cmd_dedupe(args) -> int:
     """``simhash-nb dedupe IN OUT``."""
     from .accessors import _keep_mask
 
-    spec = _spec(args)
+    recipe = _spec(args)
     _check_output(args)
     t0 = time.perf_counter()
-    prints, _, n = _collect(args, spec)
-    keep = _keep_mask(prints, args.k, args.keep)
+    prints, _, n = _collect(args, recipe)
+    keep = _keep_mask(prints, args.k, args.keep, args.n_jobs)
 
     def transform(batch, start):
         import pyarrow as pa
@@ -412,17 +448,17 @@ def cmd_dedupe(args) -> int:
     return 0
 
 
-def cmd_clusters(args) -> int:
+def _cmd_clusters(args) -> int:
     """``simhash-nb clusters IN OUT``."""
     import pyarrow as pa
 
     from .accessors import _cluster_positions
 
-    spec = _spec(args)
+    recipe = _spec(args)
     _check_output(args)
     t0 = time.perf_counter()
-    prints, _, n = _collect(args, spec)
-    labels = _cluster_positions(prints, args.k)
+    prints, _, n = _collect(args, recipe)
+    labels = _cluster_positions(prints, args.k, args.n_jobs)
     name = args.cluster_column
 
     def transform(batch, start):
@@ -453,14 +489,15 @@ def _target(text: str) -> dict:
     raise UsageError(f"--target must be f1, precision=P or recall=R, got {text!r}")
 
 
-def cmd_tune(args) -> int:
+def _cmd_tune(args) -> int:
     """``simhash-nb tune IN --labels COL``: precision/recall/F1 per threshold."""
     import pyarrow as pa
 
     from .evaluate import recommend_k, threshold_table
     from .io import TableWriter, table_format
 
-    spec = _spec(args)
+    recipe = _spec(args)
+    spec = recipe.spec
     target = _target(args.target)
     for path in (args.table, args.plot):
         if path is not None and os.path.abspath(path) == os.path.abspath(args.input):
@@ -471,7 +508,7 @@ def cmd_tune(args) -> int:
     with _reader(args, args.column) as reader:
         reader.require(args.column, args.labels)
         for batch in _batches(args, reader, "fingerprinting"):
-            f, v = _fingerprint_batch(batch, args.column, spec, args.n_jobs, args.input)
+            f, v = _fingerprint_batch(batch, args.column, recipe, args.n_jobs, args.input)
             fps.append(f)
             valid.append(v)
             labels.append(batch.column(batch.schema.get_field_index(args.labels)))
@@ -512,20 +549,14 @@ def _plot_tune(table, k: int, path: str) -> None:
     import matplotlib.pyplot as plt
 
     from .io import atomic_path
+    from .plotting import plot_threshold_curves
 
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    for col, color in (("precision", "#1f77b4"), ("recall", "#d1495b"), ("f1", "#2a9d8f")):
-        ax.plot(table["k"], table[col], marker="o", markersize=3, label=col, color=color)
-    ax.axvline(k, color="black", linestyle="--", linewidth=1, label=f"recommended k = {k}")
-    ax.set_xlabel("Hamming threshold k (pairs within k bits are duplicates)")
-    ax.set_ylabel("score")
-    ax.set_ylim(-0.02, 1.02)
-    ax.legend(frameon=False, loc="center right")
-    ax.set_title("SimHash: precision, recall and F1 per threshold")
+    plot_threshold_curves(table, ax=ax, mark=k)
     fig.tight_layout()
-    suffix = Path(path).suffix or ".png"
+    fmt = (Path(path).suffix or ".png").lstrip(".").lower()
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=110, format=suffix.lstrip(".").lower())
+        fig.savefig(tmp, dpi=110, format=fmt)
     plt.close(fig)
 
 
@@ -572,7 +603,7 @@ def _side_by_side(rows, texts, width: int = 46) -> list[str]:
 DEMO_NORMALIZE = ("nfkc", "lower", "punct", "whitespace")
 
 
-def cmd_demo(args) -> int:
+def _cmd_demo(args) -> int:
     """``simhash-nb demo``: the whole job on the bundled corpora, with a summary and plot."""
     import matplotlib
 
@@ -668,8 +699,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Examples
     --------
-    >>> main(["--version"])  # doctest: +SKIP
-    simhash-nb 0.1.0
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     main([])
+    2
+    >>> err.getvalue().split(":")[1]
+    ' error'
     """
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -16,6 +16,7 @@ from .search import (
     _check_max_pairs,
     _group_identical,
     _search_distinct,
+    _threads_for,
     _Work,
     as_words,
     table_design,
@@ -82,7 +83,7 @@ def clusters(
         blocks = _check_blocks(blocks, k, bits)
     max_pairs = _check_max_pairs(max_pairs)
     a2 = as_words(a)
-    with threads(n_jobs):
+    with threads(n_jobs), _threads_for(n):
         work = _Work(n)
         groups = _group_identical(a2, work)
         distinct = groups.distinct(a2)

@@ -21,6 +21,12 @@ _DEFAULTS: dict[str, Any] = {
     "radix_local_bits": 8,
     # Hashed table keys get log2(n) + this many bits: collisions add ~n / 2**this candidates.
     "search_hash_extra_bits": 10,
+    # Memory for the work arrays of tables sorted side by side (16 bytes per row each).
+    "search_memory_bytes": 1 << 30,
+    # A run of rows sharing a table key with more candidate pairs than this is searched
+    # again on the bits outside the key (nested at most search_max_refinements deep).
+    "search_big_run_pairs": 1 << 22,
+    "search_max_refinements": 6,
     # Refuse table designs with more tables than this.
     "max_tables": 4096,
     # Cost model of table_design, seconds (2-core reference machine): per row per table
@@ -34,6 +40,12 @@ _DEFAULTS: dict[str, Any] = {
     # this fraction of its rows are removed.
     "index_merge_factor": 2,
     "index_compact_fraction": 0.5,
+    # Searches and index runs over fewer rows than this run on one thread.
+    "parallel_min_rows": 20_000,
+    # --- Dask (distributed.py) ---
+    # Table records per partition the distributed search aims for: the shuffle's default
+    # partition count, and how many tables one task emits.
+    "distributed_partition_rows": 1_000_000,
     # --- threshold tuning (evaluate.py) ---
     # sh.jaccard / jaccard_pairs compare all pairs only up to this many (8 bytes each).
     "jaccard_max_all_pairs": 10_000_000,

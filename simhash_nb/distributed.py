@@ -119,13 +119,25 @@ def _check_dask(data, what: str = "data") -> None:
     raise TypeError(f"{what} must be a Dask DataFrame or Series, got {type(data).__name__}")
 
 
-def _select(data, column: str | None, default: str | None = None):
-    """The Dask Series to work on and its kind ("text", "fp64", "fp128")."""
+def _pick(df: pd.DataFrame, name) -> pd.Series:
+    return df[name]
+
+
+def _select(data, column: str | None, default: str | None = None, aligned: bool = False):
+    """The Dask Series to work on and its kind ("text", "fp64", "fp128").
+
+    ``aligned``: select the column inside a whole-frame task, so the Series is
+    partitioned exactly like the frame. (A plain projection may be read with other
+    partitions: Dask fuses small Parquet partitions when it reads fewer columns.)
+    """
     _check_dask(data)
     if isinstance(data, dd.DataFrame):
         # the pandas accessor's column rules (default "simhash" if present, else "text")
         meta = _acc.SimhashDataFrameAccessor(data._meta)._column(column or default)
-        series = data[meta.name]
+        if aligned:
+            series = data.map_partitions(_pick, meta.name, meta=meta)
+        else:
+            series = data[meta.name]
     else:
         if column is not None:
             raise TypeError("column= applies to a Dask DataFrame; this is a Series")
@@ -150,8 +162,8 @@ class _Input:
     bits: int
 
 
-def _prepare(data, column, options: dict[str, Any], n_jobs) -> _Input:
-    series, kind = _select(data, column)
+def _prepare(data, column, options: dict[str, Any], n_jobs, aligned: bool = False) -> _Input:
+    series, kind = _select(data, column, aligned=aligned)
     spec_options, _ = _acc._split_options(dict(options))
     if kind == "text":
         spec = make_spec(**spec_options)
@@ -432,25 +444,31 @@ def _emit_meta(words: int, label_dtype) -> pd.DataFrame:
     return meta
 
 
-def _emit(part: pd.Series, t: int, key_mask: np.ndarray, offsets: np.ndarray, labels: bool,
-          partition_info=None) -> pd.DataFrame:
-    """One table's rows of one partition: (bucket, table, row, fingerprint words[, label])."""
+def _emit(part: pd.Series, tables: range, key_masks: np.ndarray, offsets: np.ndarray,
+          labels: bool, partition_info=None) -> pd.DataFrame:
+    """Records of some tables for one partition: (bucket, table, row, fingerprint
+    words[, label]), ``bucket`` hashing the table and its key (the selected blocks)."""
+    base = _base(part, offsets, partition_info)
     fps, valid = _acc.fingerprint_values(part)
-    words = fps.reshape(fps.shape[0], -1)
+    words = fps.reshape(fps.shape[0], key_masks.shape[1])
     pos = np.flatnonzero(valid)
     if pos.shape[0] != words.shape[0]:
         words = words[pos]
-    base = int(offsets[partition_info["number"]]) if partition_info else 0
-    key = _mix(np.full(words.shape[0], t + 1, dtype=np.uint64))
+    m, nt = words.shape[0], len(tables)
+    bucket = np.empty(m * nt, dtype=np.uint64)
+    for x, t in enumerate(tables):
+        key = _mix(np.full(m, t + 1, dtype=np.uint64))
+        for w in range(words.shape[1]):
+            key = _mix(key ^ (words[:, w] & key_masks[t, w]))
+        bucket[x * m:(x + 1) * m] = key
+    cols = {"bucket": bucket,
+            "table": np.repeat(np.asarray(tables, dtype=np.uint16), m),
+            "row": np.tile(pos.astype(np.int64) + base, nt)}
     for w in range(words.shape[1]):
-        key = _mix(key ^ (words[:, w] & key_mask[w]))
-    cols = {"bucket": key, "table": np.full(words.shape[0], t, dtype=np.uint16),
-            "row": pos.astype(np.int64) + base}
-    for w in range(words.shape[1]):
-        cols[f"w{w}"] = np.ascontiguousarray(words[:, w])
+        cols[f"w{w}"] = np.tile(words[:, w], nt)
     out = pd.DataFrame(cols)
     if labels:
-        out["label"] = part.index[pos]
+        out["label"] = np.tile(part.index[pos].to_numpy(), nt) if m else part.index[:0]
     return out
 
 
@@ -582,15 +600,23 @@ def _search(inp: _Input, scan: _Scan, k: int, blocks: int | None, mode: str, *,
     bits = inp.bits
     layout = _Layout.make(bits, k, _design_blocks(max(scan.n_valid, 2), k, bits, blocks))
     label_dtype = inp.fps._meta.index.dtype if labels else None
-    emitted = []
-    for t in range(layout.n_tables):
-        key_mask = np.bitwise_or.reduce(layout.block_masks[layout.sels[t]], axis=0)
-        emitted.append(inp.fps.map_partitions(
-            _emit, t, key_mask, scan.offsets, labels, meta=_emit_meta(bits // 64, label_dtype),
-            clear_divisions=True, enforce_metadata=False,
-        ))
+    key_masks = np.stack([np.bitwise_or.reduce(layout.block_masks[sel], axis=0)
+                          for sel in layout.sels])
+    # each task emits as many tables as fit in about `rows` records
+    rows = max(1, int(config["distributed_partition_rows"]))
+    longest = int(np.diff(scan.offsets).max()) if scan.offsets.shape[0] > 1 else 0
+    per_task = max(1, rows // max(1, longest))
+    emitted = [
+        inp.fps.map_partitions(
+            _emit, range(t, min(t + per_task, layout.n_tables)), key_masks, scan.offsets,
+            labels, meta=_emit_meta(bits // 64, label_dtype), clear_divisions=True,
+            enforce_metadata=False,
+        )
+        for t in range(0, layout.n_tables, per_task)
+    ]
     frame = emitted[0] if len(emitted) == 1 else dd.concat(emitted, ignore_unknown_divisions=True)
-    q = npartitions or max(1, inp.fps.npartitions * layout.n_tables)
+    records = scan.n_valid * layout.n_tables
+    q = npartitions or max(inp.fps.npartitions, -(-records // rows))
     shuffled = frame.shuffle("bucket", npartitions=q, ignore_index=True,
                              shuffle_method=shuffle_method)
     limit = _NO_LIMIT if mode == "edges" else _max_pairs(max_pairs)
@@ -648,8 +674,8 @@ def near_duplicates(
         partition; equal to the single-machine result on ``fps.compute()``), or as
         index labels (needs known divisions and unique labels).
     npartitions : int, optional
-        Partitions of the shuffle and of the result (default: input partitions times
-        tables).
+        Partitions of the shuffle and of the result (default: the input's, or more so
+        that each holds about ``config["distributed_partition_rows"]`` table records).
     max_pairs : int, optional
         Refuse to hold more pairs than this in any one result partition (default
         ``config["max_pairs"]``); raised as :class:`~simhash_nb.search.TooManyPairsError`
@@ -790,6 +816,21 @@ def _stars(edges, npartitions: int, shuffle_method, max_rounds: int):
     )
 
 
+def _base(part, offsets: np.ndarray, partition_info) -> int:
+    """Global position of the partition's first row; checks the partition still has the
+    length the first pass saw."""
+    p = partition_info["number"] if partition_info else 0
+    base, end = int(offsets[p]), int(offsets[p + 1])
+    if len(part) != end - base:
+        raise RuntimeError(
+            f"partition {p} has {len(part)} rows now but had {end - base} when it was "
+            "scanned: the collection is not partitioned the same way on every read "
+            "(non-deterministic input, or a file source read with other columns); persist "
+            "it first, or pass the column as a Series"
+        )
+    return base
+
+
 def _with_part(df: pd.DataFrame, col: str, offsets: np.ndarray) -> pd.DataFrame:
     part = np.searchsorted(offsets, df[col].to_numpy(), side="right") - 1
     return df.assign(part=part.astype(np.int64))
@@ -804,9 +845,7 @@ def _route(frame, col: str, offsets: np.ndarray, shuffle_method):
     return with_part.set_index("part", divisions=divisions, shuffle_method=shuffle_method)
 
 
-def _label_part(fps: pd.Series, stars: pd.DataFrame, offsets: np.ndarray,
-                partition_info=None) -> pd.Series:
-    base = int(offsets[partition_info["number"]]) if partition_info else 0
+def _labels(fps: pd.Series, stars: pd.DataFrame, base: int) -> pd.Series:
     _, valid = _acc.fingerprint_values(fps)
     labels = np.arange(base, base + len(fps), dtype=np.int64)
     if len(stars):
@@ -815,8 +854,20 @@ def _label_part(fps: pd.Series, stars: pd.DataFrame, offsets: np.ndarray,
                      copy=False)
 
 
+def _label_part(fps: pd.Series, stars: pd.DataFrame, offsets: np.ndarray,
+                partition_info=None) -> pd.Series:
+    return _labels(fps, stars, _base(fps, offsets, partition_info))
+
+
+def _label_frame(part: pd.DataFrame, fps: pd.Series, stars: pd.DataFrame, offsets: np.ndarray,
+                 out: str, partition_info=None) -> pd.DataFrame:
+    base = _base(part, offsets, partition_info)
+    _base(fps, offsets, partition_info)
+    return part.assign(**{out: _labels(fps, stars, base).set_axis(part.index)})
+
+
 def _keep_part(part, drops: pd.DataFrame, offsets: np.ndarray, partition_info=None):
-    base = int(offsets[partition_info["number"]]) if partition_info else 0
+    base = _base(part, offsets, partition_info)
     keep = np.ones(len(part), dtype=bool)
     if len(drops):
         keep[drops["row"].to_numpy() - base] = False
@@ -862,6 +913,7 @@ def clusters(
     k: int = 3,
     *,
     column: str | None = None,
+    out: str | None = None,
     blocks: int | None = None,
     npartitions: int | None = None,
     shuffle_method: str | None = None,
@@ -885,6 +937,10 @@ def clusters(
     k : int, default 3
     column, blocks, npartitions, shuffle_method, n_jobs
         As in :func:`near_duplicates`.
+    out : str, optional
+        With a DataFrame: return the frame with the labels added as column ``out``.
+        Prefer this to ``ddf.assign(cluster=labels)``, which Dask aligns by index (a
+        shuffle, and wrong on unknown divisions with repeated labels).
     max_rounds : int, default 100
         Give up (``RuntimeError``) after this many rounds; components converge in
         ``O(log^2 n)`` rounds, a handful in practice.
@@ -893,9 +949,9 @@ def clusters(
 
     Returns
     -------
-    dask Series
+    dask Series or DataFrame
         ``Int64`` labels named ``"cluster"``, partitioned and indexed like ``data``;
-        ``<NA>`` for missing fingerprints.
+        ``<NA>`` for missing fingerprints. With ``out``, ``data`` with that column.
 
     Notes
     -----
@@ -911,12 +967,18 @@ def clusters(
     >>> sh.distributed.clusters(dd.from_pandas(fps, npartitions=2), k=1).compute().tolist()
     [0, 1, 2, 0, 0]
     """
-    inp = _prepare(data, column, options, n_jobs)
+    if out is not None and not isinstance(data, dd.DataFrame):
+        raise TypeError("out= names a column to add to a DataFrame; this is a Series")
+    inp = _prepare(data, column, options, n_jobs, aligned=True)
     inp, scan, stars = _components_stars(inp, k, blocks, npartitions, shuffle_method,
                                          max_rounds, n_jobs)
     routed = _route(stars, "v", scan.offsets, shuffle_method)
     meta = pd.Series(pd.array([], dtype="Int64"), name="cluster")
-    return dd.map_partitions(_label_part, inp.fps, routed, scan.offsets, meta=meta,
+    if out is None:
+        return dd.map_partitions(_label_part, inp.fps, routed, scan.offsets, meta=meta,
+                                 align_dataframes=False, enforce_metadata=False)
+    return dd.map_partitions(_label_frame, data, inp.fps, routed, scan.offsets, out,
+                             meta=data._meta.assign(**{out: meta.set_axis(data._meta.index)}),
                              align_dataframes=False, enforce_metadata=False)
 
 
@@ -964,7 +1026,7 @@ def dedupe(
     """
     if not (keep is False or (isinstance(keep, str) and keep in ("first", "last"))):
         raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
-    inp = _prepare(data, column, options, n_jobs)
+    inp = _prepare(data, column, options, n_jobs, aligned=True)
     inp, scan, stars = _components_stars(inp, k, blocks, npartitions, shuffle_method,
                                          max_rounds, n_jobs)
     row_meta = pd.DataFrame({"row": np.empty(0, np.int64)})
@@ -1043,7 +1105,7 @@ class SimhashDaskDataFrameAccessor:
         return near_duplicates(self._obj, k, column=column, **options)
 
     def clusters(self, column: str | None = None, k: int = 3, **options):
-        """See :func:`clusters`."""
+        """See :func:`clusters` (``out="cluster"`` adds the labels as a column)."""
         return clusters(self._obj, k, column=column, **options)
 
     def dedupe(self, column: str | None = None, k: int = 3, keep="first", **options):

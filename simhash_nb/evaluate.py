@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import numbers
 from typing import Any
 
@@ -69,10 +68,11 @@ def _looks_like_hash_lists(x) -> bool:
 def _document_sets(x, options: dict, n_jobs):
     """Texts, a FeatureBatch or per-document hash lists to sorted-set CSR arrays.
 
-    Returns ``(indptr, hashes, spec)``; ``spec`` is None unless ``x`` are texts.
+    Returns ``(indptr, hashes, batch)``: ``batch`` is the FeatureBatch with its weights
+    (as :func:`simhash_nb.features` made it, or as given), for fingerprinting.
     """
     if isinstance(x, FeatureBatch):
-        return (*_sorted_sets(x), None)
+        return (*_sorted_sets(x), x)
     if isinstance(x, Pairs):
         raise TypeError("jaccard needs texts or features, not Pairs")
     if isinstance(x, np.ndarray) and x.dtype == np.uint64:
@@ -81,7 +81,8 @@ def _document_sets(x, options: dict, n_jobs):
             "Jaccard similarity is defined on feature sets"
         )
     if _looks_like_hash_lists(x):
-        return (*_sorted_sets(FeatureBatch.from_lists(x)), None)
+        fb = FeatureBatch.from_lists(x)
+        return (*_sorted_sets(fb), fb)
     from ._text import to_arrow
     from .features import features
 
@@ -92,16 +93,8 @@ def _document_sets(x, options: dict, n_jobs):
             f"{arr.null_count} texts are missing (first at positions {missing[:5].tolist()}); "
             "Jaccard similarity needs every text: drop or fill them first"
         )
-    spec = _spec(options)
-    fb = features(arr, spec=spec, n_jobs=n_jobs)
-    return (*_sorted_sets(fb), spec)
-
-
-def _spec(options: dict):
-    from .fingerprint import make_spec
-
-    spec = options.pop("spec", None)
-    return make_spec(spec, **options)
+    fb = features(arr, **{k: v for k, v in options.items() if v is not None}, n_jobs=n_jobs)
+    return (*_sorted_sets(fb), fb)
 
 
 def _pair_count(n: int) -> int:
@@ -232,6 +225,7 @@ def jaccard(
     normalize=None,
     seed: int | None = None,
     spec=None,
+    params=None,
     n_jobs: int | None = None,
 ) -> np.ndarray:
     """Exact Jaccard similarity of documents' feature sets.
@@ -245,14 +239,16 @@ def jaccard(
     ----------
     texts_or_features : sequence of str, FeatureBatch, or list of hash arrays
         Documents. Missing texts are refused.
-    pairs : Pairs, DataFrame with columns ``i`` and ``j``, tuple ``(i, j)``, or int array (m, 2), optional
-        The pairs to compare. When omitted, all ``n (n - 1) / 2`` pairs ``i < j``, in the
-        order of ``np.triu_indices(n, 1)`` (scipy's condensed order); refused above
+    pairs : Pairs, DataFrame, tuple or array, optional
+        The pairs to compare: :class:`~simhash_nb.Pairs`, a DataFrame with columns ``i``
+        and ``j``, a tuple ``(i, j)`` of arrays, or an int array of shape ``(m, 2)``.
+        When omitted, all ``n (n - 1) / 2`` pairs ``i < j``, in the order of
+        ``np.triu_indices(n, 1)`` (scipy's condensed order); refused above
         ``config["jaccard_max_all_pairs"]`` pairs (use :func:`jaccard_pairs`).
     ids : sequence, optional
         Document ids, one per document: the pairs then name documents by id.
-    tokenizer, ngram, normalize, seed, spec
-        Feature options, as in :func:`simhash_nb.fingerprint` (default: character
+    tokenizer, ngram, normalize, seed, spec, params
+        Feature options, as in :func:`simhash_nb.features` (default: character
         4-grams of NFKC-lowercased text).
     n_jobs : int, optional
         Threads (default: all).
@@ -277,7 +273,8 @@ def jaccard(
     >>> sh.jaccard(texts, tokenizer="word").round(3)  # pairs (0, 1), (0, 2), (1, 2)
     array([0.833, 0.   , 0.   ])
     """
-    options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec)
+    options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
+                   params=params)
     indptr, hashes, _ = _document_sets(texts_or_features, options, n_jobs)
     n = indptr.shape[0] - 1
     with threads(n_jobs) as n_threads:
@@ -376,6 +373,7 @@ def jaccard_pairs(
     normalize=None,
     seed: int | None = None,
     spec=None,
+    params=None,
     n_jobs: int | None = None,
 ):
     """Every pair of documents with Jaccard similarity ``>= threshold``: ground truth.
@@ -389,8 +387,8 @@ def jaccard_pairs(
       probability ``1 - (1 - s**rows)**bands``, at least 0.99 at the threshold by
       default (see :func:`minhash_bands`; reported in ``attrs["recall_at_threshold"]``);
       independent of SimHash, so it does not bias the evaluation of SimHash thresholds;
-    - ``"simhash"``: pairs within Hamming distance ``k`` (default 12 for 64 bits) of
-      the documents' SimHash fingerprints, found with
+    - ``"simhash"``: pairs within Hamming distance ``k`` (default 12) of the documents'
+      64-bit SimHash fingerprints (of the same features), found with
       :func:`simhash_nb.near_duplicates`; fast, but a pair the loose threshold misses
       is missing from the truth too, which flatters SimHash's recall above ``k``;
     - ``"auto"``: ``"all"`` when the pairs are few enough, else ``"minhash"``.
@@ -412,8 +410,8 @@ def jaccard_pairs(
         Seed of the MinHash permutations.
     max_pairs : int, optional
         Refuse more candidate pairs than this (default ``config["max_pairs"]``).
-    tokenizer, ngram, normalize, seed, spec
-        Feature options, as in :func:`simhash_nb.fingerprint`.
+    tokenizer, ngram, normalize, seed, spec, params
+        Feature options, as in :func:`simhash_nb.features`.
     n_jobs : int, optional
         Threads.
 
@@ -440,8 +438,9 @@ def jaccard_pairs(
         raise ValueError(f"candidates must be one of {_CANDIDATES}, got {candidates!r}")
     if max_pairs is None:
         max_pairs = int(config["max_pairs"])
-    options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec)
-    indptr, hashes, spec_obj = _document_sets(texts_or_features, options, n_jobs)
+    options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
+                   params=params)
+    indptr, hashes, batch = _document_sets(texts_or_features, options, n_jobs)
     n = indptr.shape[0] - 1
     if n >= 2**32:
         raise ValueError("jaccard_pairs handles fewer than 2**32 documents")
@@ -464,8 +463,7 @@ def jaccard_pairs(
                 attrs.update(bands=b, rows=r,
                              recall_at_threshold=1.0 - (1.0 - threshold**r) ** b)
             else:
-                i, j = _simhash_candidates(texts_or_features, spec_obj, indptr, hashes, k,
-                                           max_pairs, n_jobs, attrs)
+                i, j = _simhash_candidates(batch, k, max_pairs, n_jobs, attrs)
             attrs["n_candidates"] = int(i.shape[0])
             sims = np.empty(i.shape[0], dtype=np.float64)
             if i.shape[0]:
@@ -508,34 +506,16 @@ def _check_bands(bands, num_perm: int) -> tuple[int, int]:
     return b, r
 
 
-def _simhash_candidates(x, spec, indptr, hashes, k, max_pairs, n_jobs, attrs):
-    from .fingerprint import fingerprint, fingerprint_features
+def _simhash_candidates(batch, k, max_pairs, n_jobs, attrs):
+    from .fingerprint import fingerprint_features
     from .search import near_duplicates
 
-    if spec is None:  # features given: fingerprint them as they are
-        fb = x if isinstance(x, FeatureBatch) else FeatureBatch(
-            indptr, hashes, np.ones(hashes.shape[0]))
-        fps = fingerprint_features(fb, n_jobs=n_jobs)
-    else:
-        fps = fingerprint(x, spec=spec, n_jobs=n_jobs)
+    fps = fingerprint_features(batch, n_jobs=n_jobs)
     bits = bits_of(fps)
     k = bits * 3 // 16 if k is None else k
     attrs["k"] = k
     p = near_duplicates(fps, k=k, max_pairs=max_pairs, n_jobs=n_jobs)
     return p.i.astype(np.int64), p.j.astype(np.int64)
-
-
-def _condensed_to_pairs(index: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column of condensed positions (the order of ``np.triu_indices(n, 1)``)."""
-    if index.shape[0] == 0:
-        e = np.empty(0, dtype=np.int64)
-        return e, e.copy()
-    # row i starts at s(i) = i * (2n - i - 1) / 2
-    starts = np.arange(n, dtype=np.int64)
-    starts = starts * (2 * n - starts - 1) // 2
-    i = np.searchsorted(starts, index, side="right") - 1
-    j = index - starts[i] + i + 1
-    return i.astype(np.int64), j.astype(np.int64)
 
 
 # --- ground truth for threshold tables ----------------------------------------------------
@@ -746,12 +726,12 @@ def threshold_table(
     >>> import numpy as np, simhash_nb as sh
     >>> fps = np.array([0b0000, 0b0001, 0b0111, 0b1111_1111], dtype=np.uint64)
     >>> t = sh.threshold_table(fps, [0, 0, 0, 1])
-    >>> t.loc[:3, ["k", "tp", "fp", "fn", "precision", "recall"]]
-       k  tp  fp  fn  precision    recall
-    0  0   0   0   3        NaN  0.000000
-    1  1   1   0   2   1.000000  0.333333
-    2  2   2   0   1   1.000000  0.666667
-    3  3   3   0   0   1.000000  1.000000
+    >>> t.loc[:3, ["k", "tp", "fp", "fn", "precision", "recall"]].round(2)
+       k  tp  fp  fn  precision  recall
+    0  0   0   0   3        NaN    0.00
+    1  1   1   0   2        1.0    0.33
+    2  2   2   0   1        1.0    0.67
+    3  3   3   0   0        1.0    1.00
     """
     import pandas as pd
 
@@ -932,7 +912,9 @@ def recommend_k(
             f"or recall=0.95 (got target={target!r})"
         )
     if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"table must be a DataFrame from threshold_table, got {type(table).__name__}")
+        raise TypeError(
+            f"table must be a DataFrame from threshold_table, got {type(table).__name__}"
+        )
     need = ["k", "tp", "fp", "fn", "precision", "recall", "f1"]
     missing = [c for c in need if c not in table.columns]
     if missing:

@@ -50,7 +50,15 @@ from ._kernels import tables as _tk
 from ._parallel import threads
 from ._validation import as_fingerprints, bits_of, check_k
 from .config import config
-from .search import _best_tables, _check_blocks, _Layout, _pair_count, _top_bits, as_words
+from .search import (
+    _best_tables,
+    _check_blocks,
+    _Layout,
+    _pair_count,
+    _threads_for,
+    _top_bits,
+    as_words,
+)
 from .spec import FingerprintSpec, check_compatible
 
 __all__ = ["Matches", "SimhashIndex"]
@@ -82,11 +90,11 @@ class Matches:
     >>> import numpy as np, simhash_nb as sh
     >>> index = sh.SimhashIndex(k=2)
     >>> index.add(np.array([0b000, 0b111], dtype=np.uint64), ids=[10, 20])
-    >>> m = index.query(np.array([0b001, 0b110, 2**40], dtype=np.uint64))
+    >>> m = index.query(np.array([0b001, 0b110, 0xFF00], dtype=np.uint64))
     >>> m.query, m.id, m.distance
-    (array([0, 0, 1]), array([10, 20, 20]), array([1, 2, 1], dtype=uint8))
+    (array([0, 0, 1, 1]), array([10, 20, 20, 10]), array([1, 2, 1, 2], dtype=uint8))
     >>> [ids.tolist() for ids, _ in m.split()]
-    [[10, 20], [20], []]
+    [[10, 20], [20, 10], []]
     """
 
     query: np.ndarray
@@ -102,6 +110,8 @@ class Matches:
 
     def split(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """``(ids, distances)`` of each query row, in query order."""
+        if self.n_queries == 0:
+            return []
         cuts = np.searchsorted(self.query, np.arange(1, self.n_queries))
         return list(zip(np.split(self.id, cuts), np.split(self.distance, cuts)))
 
@@ -126,12 +136,14 @@ class _Run:
         self.tabs = np.empty((n_tables, m), dtype=np.uint64)
         tmp = np.empty(m, dtype=np.uint64)
         plan, layout = self.plan, self.layout
-        for t in range(n_tables):
-            _tk.sort_table(
-                fps, layout.key_pieces[t], plan.extra_pieces[t], bool(plan.hashed[t]),
-                int(plan.key_bits[t]), int(plan.extra_bits[t]), plan.row_bits, _top_bits(m),
-                config["radix_local_bits"], numba.get_num_threads(), self.tabs[t], tmp,
-            )
+        with _threads_for(m):
+            for t in range(n_tables):
+                _tk.sort_table(
+                    fps, layout.key_pieces[t], plan.extra_pieces[t], bool(plan.hashed[t]),
+                    int(plan.key_bits[t]), int(plan.extra_bits[t]), plan.row_bits,
+                    _top_bits(m), config["radix_local_bits"], numba.get_num_threads(),
+                    self.tabs[t], tmp,
+                )
         ids = index._ids[lo:hi]
         order = np.argsort(ids, kind="stable")
         self.id_sorted = ids[order]
@@ -170,7 +182,7 @@ class SimhashIndex:
     --------
     >>> import numpy as np, simhash_nb as sh
     >>> index = sh.SimhashIndex(k=3)
-    >>> index.add(np.array([0, 2**63, 0xFF], dtype=np.uint64))
+    >>> index.add(np.array([0, 2**63 - 1, 0xFFFF], dtype=np.uint64))
     >>> len(index), 1 in index
     (3, True)
     >>> index.query(np.array([0b11], dtype=np.uint64)).id
@@ -281,8 +293,9 @@ class SimhashIndex:
     def _slots_of(self, ids: np.ndarray) -> np.ndarray:
         """Live slot of each id, or -1."""
         out = np.full(ids.shape[0], -1, dtype=np.int64)
-        for run in self._runs:
-            _tk.lookup_ids(run.id_sorted, run.id_slot, self._alive, ids, out)
+        with _threads_for(ids.shape[0]):
+            for run in self._runs:
+                _tk.lookup_ids(run.id_sorted, run.id_slot, self._alive, ids, out)
         return out
 
     # --- add / remove --------------------------------------------------------------------
@@ -407,7 +420,7 @@ class SimhashIndex:
             )
         nq = q.shape[0]
         parts = []
-        with threads(self.n_jobs):
+        with threads(self.n_jobs), _threads_for(nq * 16):
             n_tasks = max(1, min(nq, numba.get_num_threads() * config["chunks_per_thread"]))
             for run in self._runs:
                 if nq:
@@ -525,8 +538,8 @@ def _checksum(header: dict[str, Any], fps: np.ndarray, ids: np.ndarray) -> str:
     body = {key: value for key, value in header.items() if key != "sha256"}
     h.update(json.dumps(body, sort_keys=True).encode("utf-8"))
     h.update(b"\0")
-    h.update(memoryview(np.ascontiguousarray(fps)).cast("B"))
-    h.update(memoryview(np.ascontiguousarray(ids)).cast("B"))
+    for arr in (fps, ids):
+        h.update(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))
     return h.hexdigest()
 
 

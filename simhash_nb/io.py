@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -226,12 +226,27 @@ def _frame_specs(df, spec) -> dict[str, FingerprintSpec]:
     return specs
 
 
+def _temp_next_to(path: Path) -> str:
+    """A new empty file beside ``path`` (same folder, so a rename is atomic).
+
+    Created with mode 0666 less the umask, as the final file would be (``mkstemp``
+    would make it private).
+    """
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.part"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return str(tmp)
+    raise FileExistsError(f"cannot create a temporary file next to {path}")
+
+
 @contextlib.contextmanager
 def atomic_path(path) -> Iterator[str]:
     """A temporary path next to ``path``, renamed to it only if the block succeeds."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".part")
-    os.close(fd)
+    tmp = _temp_next_to(Path(path))
     try:
         yield tmp
         os.replace(tmp, path)
@@ -360,7 +375,7 @@ def read_parquet(path, columns: list[str] | None = None):
     paths = _parquet_paths(path)
     tables, specs, first = [], None, None
     for p in paths:
-        table = pq.read_table(p, columns=columns)
+        table = pq.read_table(p, columns=columns, use_pandas_metadata=True)
         file_specs = specs_from_metadata(table.schema.metadata)
         if columns is not None:
             file_specs = {c: s for c, s in file_specs.items() if c in columns}
@@ -489,8 +504,7 @@ class TableReader:
         if self.format == "csv":
             from pyarrow import csv
 
-            names = self._csv_header()
-            types = {c: pa.large_string() for c in self.text_columns if c in names}
+            types = {c: pa.large_string() for c in self.text_columns}  # absent ones: ignored
             self._reader = csv.open_csv(
                 stream,
                 read_options=csv.ReadOptions(block_size=self.block_bytes),
@@ -504,18 +518,6 @@ class TableReader:
                 stream, read_options=pj.ReadOptions(block_size=self.block_bytes)
             )
         self.schema = self._reader.schema
-
-    def _csv_header(self) -> list[str]:
-        import gzip
-
-        opener = gzip.open if self.compression else open
-        with opener(self.path, "rt", encoding="utf-8", newline="") as f:
-            import csv as pycsv
-
-            try:
-                return next(pycsv.reader(f), [])
-            except pycsv.Error:
-                return []
 
     def require(self, *columns: str | None) -> None:
         """Raise :class:`InputError` naming any column the file lacks."""
@@ -600,10 +602,7 @@ class TableWriter:
         self.rows = 0
 
     def __enter__(self) -> TableWriter:
-        path = Path(self.path)
-        fd, self._tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".part")
-        os.close(fd)
+        self._tmp = _temp_next_to(Path(self.path))
         try:
             self._open(self._tmp)
         except BaseException:

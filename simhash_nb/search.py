@@ -9,10 +9,12 @@ table's key (the chosen blocks) are its candidates, verified with popcount.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import math
 import numbers
+from collections.abc import Iterator
 from typing import Any
 
 import numba
@@ -39,11 +41,13 @@ class TooManyPairsError(ValueError):
 class _Layout:
     """Blocks and tables for ``bits``-bit fingerprints at distance ``k``.
 
-    Block ``x`` covers bits ``[starts[x], starts[x] + widths[x])``; the first
-    ``bits % blocks`` blocks are one bit wider. ``sels[t]`` are the blocks of table ``t``
+    Block ``x`` is the set of bits ``block_masks[x]`` (``uint64[words]``): for
+    :meth:`make`, the contiguous range ``[starts[x], starts[x] + widths[x])``, the first
+    ``bits % blocks`` blocks one bit wider; a refined search splits the bits outside a
+    table's key (:meth:`from_masks`). ``sels[t]`` are the blocks of table ``t``
     (combinations in lexicographic order, as the ownership rule requires), ``rests[t]``
-    the others. ``key_pieces[t]`` gathers table ``t``'s key (see
-    :func:`simhash_nb._kernels.tables.gather_bits`).
+    the others; ``key_pieces[t]`` gathers table ``t``'s key (see
+    :mod:`simhash_nb._kernels.tables`).
     """
 
     bits: int
@@ -59,22 +63,35 @@ class _Layout:
 
     @classmethod
     def make(cls, bits: int, k: int, blocks: int) -> _Layout:
-        base, extra = divmod(bits, blocks)
-        widths = np.array([base + (x < extra) for x in range(blocks)], dtype=np.int64)
-        starts = np.concatenate(([0], np.cumsum(widths)[:-1])).astype(np.int64)
+        key = (int(bits), int(k), int(blocks))
+        layout = _LAYOUTS.get(key)
+        if layout is None:
+            base, extra = divmod(bits, blocks)
+            masks = np.zeros((blocks, bits // 64), dtype=np.uint64)
+            start = 0
+            for x in range(blocks):
+                for bit in range(start, start + base + (x < extra)):
+                    masks[x, bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
+                start += base + (x < extra)
+            layout = _LAYOUTS[key] = cls.from_masks(bits, k, masks)
+        return layout
+
+    @classmethod
+    def from_masks(cls, bits: int, k: int, masks: np.ndarray) -> _Layout:
+        blocks = masks.shape[0]
+        positions = [_mask_bits(m) for m in masks]
+        widths = np.array([len(p) for p in positions], dtype=np.int64)
+        starts = np.array([p[0] if p else 0 for p in positions], dtype=np.int64)
         sels = np.array(list(itertools.combinations(range(blocks), blocks - k)), dtype=np.int64)
         sels = sels.reshape(-1, blocks - k)
         rests = np.array(
             [[x for x in range(blocks) if x not in sel] for sel in sels.tolist()],
             dtype=np.int64,
         ).reshape(sels.shape[0], k)
-        masks = np.zeros((blocks, bits // 64), dtype=np.uint64)
-        for x in range(blocks):
-            for bit in range(int(starts[x]), int(starts[x] + widths[x])):
-                masks[x, bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
-        key_pieces = _pad([_pieces(sel, starts, widths) for sel in sels.tolist()])
+        key_pieces = _pad([_pieces(sel, positions) for sel in sels.tolist()])
         key_widths = widths[sels].sum(axis=1)
-        return cls(bits, k, blocks, starts, widths, sels, rests, masks, key_widths, key_pieces)
+        return cls(bits, k, blocks, starts, widths, sels, rests, masks.astype(np.uint64),
+                   key_widths, key_pieces)
 
     @property
     def n_tables(self) -> int:
@@ -91,14 +108,17 @@ class _Layout:
         out_bits = _key_bits(n) if out_bits is None else out_bits
         hashed = self.key_widths > out_bits
         key_bits = np.where(hashed, out_bits, self.key_widths).astype(np.int64)
-        extra = np.minimum(64 - key_bits - rb, self.bits - self.key_widths).astype(np.int64)
+        outside = int(self.widths.sum()) - self.key_widths
+        extra = np.minimum(64 - key_bits - rb, outside).astype(np.int64)
+        positions = [_mask_bits(m) for m in self.block_masks]
         extra_pieces = _pad(
-            [
-                _pieces(rest, self.starts, self.widths, int(e))
-                for rest, e in zip(self.rests.tolist(), extra)
-            ]
+            [_pieces(rest, positions, int(e)) for rest, e in zip(self.rests.tolist(), extra)]
         )
         return _Plan(rb, hashed, key_bits, extra, extra_pieces)
+
+
+_LAYOUTS: dict[tuple[int, int, int], _Layout] = {}
+"""Layouts made so far (they are immutable): index runs and searches reuse them."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,21 +130,35 @@ class _Plan:
     extra_pieces: np.ndarray
 
 
-def _pieces(blocks, starts, widths, limit: int | None = None) -> list[tuple[int, ...]]:
-    """``(word, shift, mask, pos)`` moves gathering the bits of ``blocks`` (at most
-    ``limit`` bits) into consecutive positions; no piece crosses a source or target
-    word."""
+def _mask_bits(mask: np.ndarray) -> list[int]:
+    """Positions of the set bits of a ``uint64[words]`` mask, ascending."""
+    return [64 * w + b for w, m in enumerate(mask.tolist()) for b in range(64) if m >> b & 1]
+
+
+def _pieces(blocks, positions, limit: int | None = None) -> list[tuple[int, ...]]:
+    """``(word, shift, mask, pos)`` moves gathering the bits of ``blocks`` (bit positions
+    ``positions[x]``; at most ``limit`` bits) into consecutive positions; no piece
+    crosses a source or target word."""
     out = []
     pos = 0
     for x in blocks:
-        start, width = int(starts[x]), int(widths[x])
+        bits = positions[x]
         if limit is not None:
-            width = min(width, limit - pos)
-        while width > 0:
-            word, off = divmod(start, 64)
-            take = min(width, 64 - off, 64 - pos % 64)
-            out.append((word, off, (1 << take) - 1, pos))
-            start, pos, width = start + take, pos + take, width - take
+            bits = bits[: max(0, limit - pos)]
+        i = 0
+        while i < len(bits):
+            start = bits[i]
+            take = 1
+            while (
+                i + take < len(bits)
+                and bits[i + take] == start + take
+                and (start + take) % 64
+                and (pos + take) % 64
+            ):
+                take += 1
+            out.append((start // 64, start % 64, (1 << take) - 1, pos))
+            pos += take
+            i += take
     return out
 
 
@@ -295,6 +329,8 @@ def _best_tables(n_rows: int, n_pairs: float, k: int, bits: int) -> TableDesign:
         cost, cand, narrow = _tables_cost(n_rows, n_pairs, bits, k, b)
         if best is None or cost < best.cost:
             best = TableDesign("tables", bits, k, b, _n_tables(b, k), narrow, cand, cost)
+        elif cost > 4 * best.cost and b > best.blocks + 2:
+            break  # past the minimum: sorting cost only grows with more tables
     assert best is not None  # b = k + 1 gives k + 1 tables
     return best
 
@@ -368,6 +404,17 @@ class _Groups:
         return int((c * (c - 1) // 2).sum())
 
 
+@contextlib.contextmanager
+def _threads_for(rows: int) -> Iterator[None]:
+    """One thread for small inputs, where starting parallel regions costs more than it
+    saves (and much more on a machine whose cores are busy)."""
+    if rows < config["parallel_min_rows"] and numba.get_num_threads() > 1:
+        with threads(1):
+            yield
+    else:
+        yield
+
+
 def _chunks() -> int:
     return numba.get_num_threads()
 
@@ -412,14 +459,32 @@ def _group_identical(fps: np.ndarray, work: _Work | None = None) -> _Groups:
 
 
 class _Work:
-    """Two uint64 work arrays reused by every table sort."""
+    """uint64 work arrays reused by every table sort: ``width`` pairs of ``n`` words."""
 
-    def __init__(self, n: int):
-        self.buf = np.empty(n, dtype=np.uint64)
-        self.tmp = np.empty(n, dtype=np.uint64)
+    def __init__(self, n: int, width: int = 1):
+        self._bufs = np.empty(width * n, dtype=np.uint64)
+        self._tmps = np.empty(width * n, dtype=np.uint64)
 
-    def fit(self, n: int) -> _Work:
-        return self if self.buf.shape[0] >= n else _Work(n)
+    def fit(self, n: int, width: int = 1) -> _Work:
+        """Grow (in place, releasing the old arrays) to hold ``width`` pairs of ``n``."""
+        if self._bufs.shape[0] < width * n:
+            self._bufs = self._tmps = None  # release before allocating
+            self.__init__(n, width)
+        return self
+
+    def rows(self, n: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """Contiguous ``(width, n)`` views."""
+        self.fit(n, width)
+        return (self._bufs[: width * n].reshape(width, n),
+                self._tmps[: width * n].reshape(width, n))
+
+    @property
+    def buf(self) -> np.ndarray:
+        return self._bufs
+
+    @property
+    def tmp(self) -> np.ndarray:
+        return self._tmps
 
 
 def _sort(fps, layout: _Layout, t: int, plan: _Plan, buf, tmp):
@@ -445,6 +510,7 @@ class _Collector:
         return self.weighted > self.limit
 
     def add(self, left, right, dist, counts, cap: int) -> None:
+        """Keep ``[t * cap, t * cap + counts[t])`` of each task ``t`` (unless over)."""
         self.total += int(counts.sum())
         if self.over:
             return
@@ -458,12 +524,34 @@ class _Collector:
         return tuple(np.concatenate(p) for p in zip(*self.parts))
 
 
-def _table_search(fps, n_left: int, layout: _Layout, k: int, wa, wb, limit: int, work):
+def _table_search(
+    fps, n_left: int, layout: _Layout, k: int, wa, wb, limit: int, work,
+    *, must_differ: np.ndarray | None = None, depth: int = 0,
+):
     """Pairs among the rows of ``fps`` (self-join when ``n_left < 0``; else rows below
     ``n_left`` against the rest) with ``sum wa[i] * wb[j]`` counted; pairs are
-    materialised only while that sum stays within ``limit``."""
+    materialised only while that sum stays within ``limit``.
+
+    With at least as many tables as threads, whole tables run in parallel (one parallel
+    region per wave of tables); otherwise each table is sorted and scanned in parallel.
+    Runs with more than ``config["search_big_run_pairs"]`` candidate pairs (a big group
+    of fingerprints sharing a key) are searched again on the bits outside the key
+    (:func:`_refine`) rather than pair by pair. ``must_differ`` and ``depth`` describe
+    such a refinement.
+    """
     n = fps.shape[0]
+    work = work or _Work(n)
+    if must_differ is None:
+        must_differ = np.zeros((0, fps.shape[1]), dtype=np.uint64)
     plan = layout.plan(n)
+    outside = int(layout.widths.sum()) - int(layout.key_widths.max())
+    refine = depth < config["search_max_refinements"] and outside >= 2 * (k + 1)
+    big_pairs = config["search_big_run_pairs"] if refine else 2**62
+    ctx = _Refinement(fps, n_left, layout, plan, k, wa, wb, must_differ, depth)
+    n_threads = numba.get_num_threads()
+    if layout.n_tables >= n_threads:
+        width = min(n_threads, max(1, config["search_memory_bytes"] // (16 * max(n, 1))))
+        return _table_waves(ctx, limit, work, width, big_pairs)
     n_tasks = _tasks(n)
     cap = config["pairs_initial_capacity"]
     got = _Collector(limit)
@@ -471,16 +559,121 @@ def _table_search(fps, n_left: int, layout: _Layout, k: int, wa, wb, limit: int,
         sorted_ = _sort(fps, layout, t, plan, work.buf[:n], work.tmp[:n])
         args = (
             sorted_, int(plan.extra_bits[t]), plan.row_bits, fps, k, n_left, layout.sels[t],
-            layout.block_masks, wa, wb, n_tasks,
+            layout.block_masks, must_differ, wa, wb, n_tasks,
         )
         use = 0 if got.over else cap
-        left, right, dist, counts, weighted = _tk.scan_runs(*args, use)
-        got.weighted += int(weighted.sum())
-        if not got.over and counts.max() > use:
-            use = int(counts.max())
-            left, right, dist, counts, weighted = _tk.scan_runs(*args, use)
-        got.add(left, right, dist, counts, use)
+        out = _tk.scan_runs(*args, use, big_pairs, _BIG_CAP)
+        got.weighted += int(out[4].sum())
+        if not got.over and out[3].max() > use:
+            use = int(out[3].max())
+            out = _tk.scan_runs(*args, use, big_pairs, _BIG_CAP)
+        got.add(*out[:4], use)
+        ctx.refine_all(sorted_, t, out[5], out[6], got)
     return got
+
+
+_BIG_CAP = 16  # big runs recorded per task (more are scanned pair by pair)
+
+
+def _table_waves(ctx: _Refinement, limit: int, work, width: int, big_pairs: int):
+    fps, layout, plan = ctx.fps, ctx.layout, ctx.plan
+    n = fps.shape[0]
+    bufs, tmps = work.rows(n, width)
+    got = _Collector(limit)
+    cap = config["pairs_initial_capacity"] * 4
+    args = (
+        layout.key_pieces, plan.extra_pieces, plan.hashed, plan.key_bits, plan.extra_bits,
+        plan.row_bits, _top_bits(n), config["radix_local_bits"], layout.sels,
+        layout.block_masks, ctx.must_differ, ctx.k, ctx.wa, ctx.wb,
+    )
+    for start in range(0, layout.n_tables, width):
+        tables = np.arange(start, min(start + width, layout.n_tables), dtype=np.int64)
+        m = tables.shape[0]
+        use = 0 if got.over else cap
+        out = _tk.search_tables(
+            fps, ctx.n_left, tables, *args, bufs[:m], tmps[:m], use, big_pairs, _BIG_CAP
+        )
+        got.weighted += int(out[4].sum())
+        for w in range(m):
+            counts, big = out[3][w : w + 1], out[5][w * _BIG_CAP : (w + 1) * _BIG_CAP]
+            sorted_ = bufs[w]
+            if not got.over and counts[0] > use:  # this table again, at the exact size
+                redo = _tk.search_tables(
+                    fps, ctx.n_left, tables[w : w + 1], *args, bufs[:1], tmps[:1],
+                    int(counts[0]), big_pairs, _BIG_CAP,
+                )
+                got.add(*redo[:4], int(counts[0]))
+                sorted_, big = bufs[0], redo[5]
+            else:
+                s = slice(w * use, (w + 1) * use)
+                got.add(out[0][s], out[1][s], out[2][s], counts, use)
+            ctx.refine_all(sorted_, int(tables[w]), big, out[6][w : w + 1], got)
+    return got
+
+
+@dataclasses.dataclass
+class _Refinement:
+    """What :func:`_refine` needs to search a big run of one table again."""
+
+    fps: np.ndarray
+    n_left: int
+    layout: _Layout
+    plan: _Plan
+    k: int
+    wa: np.ndarray
+    wb: np.ndarray
+    must_differ: np.ndarray
+    depth: int
+
+    def refine_all(self, sorted_, t: int, big: np.ndarray, n_big: np.ndarray, got) -> None:
+        """Refine the big runs each task recorded (``n_big[task]`` from ``task * cap``)."""
+        for task in np.flatnonzero(n_big):
+            for r in range(int(n_big[task])):
+                s, e = big[task * _BIG_CAP + r]
+                _refine(self, sorted_[s:e], t, got)
+
+
+def _refine(ctx: _Refinement, words: np.ndarray, t: int, got: _Collector) -> None:
+    """Search one big run of table ``t`` (rows sharing its key) on the bits outside the
+    key: a nested pigeonhole search whose pairs must also be owned by table ``t``
+    (every block before ``t``'s last key block, outside its key, must differ)."""
+    layout, k = ctx.layout, ctx.k
+    rows = (words & np.uint64((1 << ctx.plan.row_bits) - 1)).astype(np.int64)
+    m = rows.shape[0]
+    sub = ctx.fps[rows]
+    sel = layout.sels[t].tolist()
+    before = [x for x in range(layout.blocks) if x < max(sel) and x not in sel]
+    must_differ = np.concatenate([ctx.must_differ, layout.block_masks[before]])
+    if ctx.n_left >= 0:
+        m_left = int(np.searchsorted(rows, ctx.n_left))
+        sub_left, n_pairs = m_left, float(m_left) * (m - m_left)
+        wa = ctx.wa[rows[:m_left]] if ctx.wa.shape[0] else ctx.wa
+        wb = ctx.wb[rows[m_left:] - ctx.n_left] if ctx.wb.shape[0] else ctx.wb
+    else:
+        m_left, sub_left, n_pairs = 0, -1, m * (m - 1) / 2
+        wa = ctx.wa[rows] if ctx.wa.shape[0] else ctx.wa
+        wb = ctx.wb[rows] if ctx.wb.shape[0] else ctx.wb
+    rest = np.bitwise_or.reduce(layout.block_masks[layout.rests[t]], axis=0)
+    positions = _mask_bits(rest)
+    design = _best_tables(m, n_pairs, k, len(positions))
+    masks = np.zeros((design.blocks, layout.block_masks.shape[1]), dtype=np.uint64)
+    for x, chunk in enumerate(np.array_split(np.array(positions), design.blocks)):
+        for bit in chunk.tolist():
+            masks[x, bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
+    sub_layout = _Layout.from_masks(layout.bits, k, masks)
+    sub_got = _table_search(
+        sub, sub_left, sub_layout, k, wa, wb, got.limit - got.weighted, None,
+        must_differ=must_differ, depth=ctx.depth + 1,
+    )
+    got.weighted += sub_got.weighted
+    got.total += sub_got.total
+    if got.over:
+        return
+    u, v, d = sub_got.result()
+    if ctx.n_left >= 0:
+        got.parts.append((rows[u], rows[m_left + v] - ctx.n_left, d))
+    else:
+        got.parts.append((rows[u], rows[v], d))
 
 
 def _brute_search(a, b, k: int, wa, wb, limit: int):
@@ -650,7 +843,7 @@ def near_duplicates(
     >>> p.i, p.j, p.distance
     (array([0, 0, 3]), array([3, 4, 4]), array([1, 0, 1], dtype=uint8))
     >>> sh.near_duplicates(fps, k=1, against=np.array([0b0011], dtype=np.uint64)).i
-    array([3])
+    array([1, 3])
     """
     a = as_fingerprints(fps, "fps")
     bits = bits_of(a)
@@ -665,7 +858,8 @@ def near_duplicates(
     a2 = as_words(a)
     if b is None and a2.shape[0] >= 2**32 or b is not None and a2.shape[0] + b.shape[0] >= 2**32:
         raise ValueError("near_duplicates handles fewer than 2**32 fingerprints at a time")
-    with threads(n_jobs):
+    rows = a2.shape[0] + (0 if b is None else b.shape[0])
+    with threads(n_jobs), _threads_for(rows):
         if b is None:
             return _self_join(a2, k, blocks, max_pairs)
         return _cross_join(a2, as_words(b), k, blocks, max_pairs)

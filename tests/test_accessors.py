@@ -313,3 +313,27 @@ def test_registration_does_not_import_pandas_and_happens_on_pandas_import():
                          check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[[0, 1, 0]]"
+
+
+def test_dataframe_with_duplicate_index_and_128_bits():
+    df = pd.DataFrame({"text": ["a b c", "zz", "a b c", None]}, index=["x", "x", "y", "y"])
+    out = df.simhash.fingerprint(bits=128, tokenizer="word")
+    assert out["simhash"].isna().tolist() == [False, False, False, True]
+    assert out["simhash"].iloc[0] == out["simhash"].iloc[2] != out["simhash"].iloc[1]
+    kept = out.simhash.dedupe(k=0)["text"]
+    assert kept.iloc[:2].tolist() == ["a b c", "zz"] and pd.isna(kept.iloc[2])
+    assert out.simhash.clusters(k=0).tolist() == [0, 1, 0, pd.NA]
+    with pytest.raises(ValueError, match="duplicate labels"):
+        out.simhash.near_duplicates(k=0)
+    pairs = out.reset_index(drop=True).simhash.near_duplicates(k=0)
+    assert _frame_pairs(pairs) == [(0, 2, 0)]
+
+
+def test_callable_tokenizer_and_params_reach_the_core():
+    texts = ["Alpha beta gamma", None, "alpha BETA delta"]
+    s = pd.Series(texts, index=["a", "b", "c"], dtype="str")
+    fps = s.simhash.fingerprint(tokenizer=str.split, params={"name": "split"})
+    core = sh.fingerprint([texts[0], texts[2]], tokenizer=str.split, params={"name": "split"})
+    assert fps.dropna().tolist() == [int(x) for x in core]
+    assert fps.simhash.spec.tokenizer == "callable"
+    assert fps.isna().tolist() == [False, True, False]

@@ -291,3 +291,21 @@ def test_tune(tmp_path, capsys):
     assert (tmp_path / "pr.png").read_bytes()[:4] == b"\x89PNG"
     assert cli.main(["tune", str(src), "--labels", "nope"]) == 2
     assert cli.main(["tune", str(src), "--labels", "group", "--target", "best"]) == 2
+
+
+def test_fingerprint_columns_pass_through_with_spec_or_as_hex(tmp_path):
+    src = _write(tmp_path, "jsonl")
+    fps = tmp_path / "f.parquet"
+    assert cli.main(["fingerprint", str(src), str(fps), "--bits", "128", "-q"]) == 0
+    spec = read_specs(fps)["simhash"]
+    assert spec.bits == 128
+    assert cli.main(["clusters", str(fps), str(tmp_path / "c.parquet"), "--fingerprints",
+                     "simhash", "-k", "0", "-q"]) == 0
+    assert read_specs(tmp_path / "c.parquet") == {"simhash": spec}
+    assert cli.main(["dedupe", str(fps), str(tmp_path / "d.jsonl"), "--fingerprints",
+                     "simhash", "-k", "0", "-q"]) == 0
+    rows = [json.loads(x) for x in (tmp_path / "d.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == [i for i in IDS if i != "id7"]  # id7 repeats id0
+    expected = sh.read_parquet(fps)["simhash"]
+    assert [r["simhash"] for r in rows] == [None if pd.isna(v) else v.hex()
+                                            for v in expected.iloc[:-1]]

@@ -196,7 +196,7 @@ def test_bad_truth():
 
 def _near_dup_corpus(n=60, seed=3):
     rng = np.random.default_rng(seed)
-    words = np.array(["w%d" % i for i in range(300)])
+    words = np.array([f"w{i}" for i in range(300)])
     base = [" ".join(rng.choice(words, size=40)) for _ in range(n // 2)]
     texts = []
     for t in base:

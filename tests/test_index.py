@@ -211,13 +211,14 @@ def test_many_small_adds_keep_few_runs():
 def test_matches_object():
     index = sh.SimhashIndex(k=2)
     index.add(np.array([0b000, 0b111], dtype=np.uint64), ids=[10, 20])
-    m = index.query(np.array([0b001, 0b110, 2**40], dtype=np.uint64))
-    assert len(m) == 3 and m.n_queries == 3
+    m = index.query(np.array([0b001, 0b110, 0xFF00], dtype=np.uint64))
+    assert len(m) == 4 and m.n_queries == 3
     q, ids, d = m
-    assert q.tolist() == [0, 0, 1] and ids.tolist() == [10, 20, 20] and d.tolist() == [1, 2, 1]
+    assert q.tolist() == [0, 0, 1, 1] and ids.tolist() == [10, 20, 20, 10]
+    assert d.tolist() == [1, 2, 1, 2]
     split = m.split()
-    assert [x.tolist() for x, _ in split] == [[10, 20], [20], []]
-    assert [x.tolist() for _, x in split] == [[1, 2], [1], []]
+    assert [x.tolist() for x, _ in split] == [[10, 20], [20, 10], []]
+    assert [x.tolist() for _, x in split] == [[1, 2], [1, 2], []]
     assert m.to_frame().columns.tolist() == ["query", "id", "distance"]
     empty = sh.SimhashIndex().query(np.empty(0, np.uint64))
     assert len(empty) == 0 and empty.split() == []

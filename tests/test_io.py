@@ -205,3 +205,23 @@ def test_writer_round_trip_and_atomicity(tmp_path, name):
         raise RuntimeError("boom")
     assert path.read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == [name]
+
+
+def test_read_columns_keeps_the_index(tmp_path):
+    sh.write_parquet(_frame(), tmp_path / "x.parquet")
+    got = sh.read_parquet(tmp_path / "x.parquet", columns=["simhash"])
+    assert got.index.tolist() == ["e", "d", "c", "b", "a"]
+    assert got["simhash"].simhash.spec == sh.make_spec()
+
+
+def test_outputs_get_ordinary_permissions(tmp_path):
+    umask = os.umask(0o022)
+    try:
+        sh.write_parquet(_frame(), tmp_path / "x.parquet")
+        with TableWriter(tmp_path / "y.csv", pa.schema([("a", pa.int64())])):
+            pass
+    finally:
+        os.umask(umask)
+    for name in ("x.parquet", "y.csv"):
+        assert os.stat(tmp_path / name).st_mode & 0o777 == 0o644
+    assert (tmp_path / "y.csv").read_text().strip() == '"a"'  # header even with no rows

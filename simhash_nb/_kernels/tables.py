@@ -74,31 +74,54 @@ def is_owner(a, i, b, j, sel, block_masks):
     return False
 
 
-@njit(cache=True)
-def table_words(fps, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits, out):
-    """Unsorted words of one table (serial; the reference for :func:`sort_table`)."""
+@njit(cache=True, nogil=True)
+def make_words(
+    fps, lo, hi, kp, ep, hashed, key_bits, extra_bits, row_bits, out, hist, tshift, tmask
+):
+    """Words of rows ``[lo, hi)`` into ``out[lo:hi]``, counting their top key digits
+    (``(word >> tshift) & tmask``) in ``hist``."""
     low = np.uint64(extra_bits + row_bits)
     rb = np.uint64(row_bits)
-    for i in range(fps.shape[0]):
-        lo = np.uint64(0)
-        hi = np.uint64(0)
-        for p in range(key_pieces.shape[0]):
-            v = (fps[i, key_pieces[p, 0]] >> key_pieces[p, 1]) & key_pieces[p, 2]
-            if key_pieces[p, 3] >= _SIXTY_FOUR:
-                hi |= v << (key_pieces[p, 3] - _SIXTY_FOUR)
+    for i in range(lo, hi):
+        klo = np.uint64(0)
+        khi = np.uint64(0)
+        for p in range(kp.shape[0]):
+            v = (fps[i, kp[p, 0]] >> kp[p, 1]) & kp[p, 2]
+            if kp[p, 3] >= _SIXTY_FOUR:
+                khi |= v << (kp[p, 3] - _SIXTY_FOUR)
             else:
-                lo |= v << key_pieces[p, 3]
+                klo |= v << kp[p, 3]
         ev = np.uint64(0)
-        for p in range(extra_pieces.shape[0]):
-            ev |= ((fps[i, extra_pieces[p, 0]] >> extra_pieces[p, 1]) & extra_pieces[p, 2]) << (
-                extra_pieces[p, 3]
-            )
-        key = _finish_key(lo, hi, hashed, key_bits)
-        out[i] = (key << low) | (ev << rb) | np.uint64(i)
-    return out
+        for p in range(ep.shape[0]):
+            ev |= ((fps[i, ep[p, 0]] >> ep[p, 1]) & ep[p, 2]) << ep[p, 3]
+        word = (_finish_key(klo, khi, hashed, key_bits) << low) | (ev << rb) | np.uint64(i)
+        out[i] = word
+        hist[(word >> tshift) & tmask] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def _offsets(hist, bounds):
+    """Per-chunk histograms ``hist[c, d]`` -> scatter offsets (in place), digit bounds."""
+    total = 0
+    for d in range(hist.shape[1]):
+        bounds[d] = total
+        for c in range(hist.shape[0]):
+            cnt = hist[c, d]
+            hist[c, d] = total
+            total += cnt
+    bounds[hist.shape[1]] = total
+
+
+@njit(cache=True, nogil=True)
+def _scatter(src, lo, hi, dst, offsets, tshift, tmask):
+    for i in range(lo, hi):
+        word = src[i]
+        d = (word >> tshift) & tmask
+        dst[offsets[d]] = word
+        offsets[d] += 1
+
+
+@njit(cache=True, nogil=True)
 def _sort_segment(buf, tmp, s, e, low, rem_bits, local_bits):
     """Stable sort of ``buf[s:e]`` by bits ``[low, low + rem_bits)``: LSD radix with
     ``tmp[s:e]`` as scratch, insertion sort for short segments."""
@@ -149,6 +172,22 @@ def _sort_segment(buf, tmp, s, e, low, rem_bits, local_bits):
             buf[x] = src[x]
 
 
+@njit(cache=True, nogil=True)
+def _sort_segments(buf, tmp, bounds, d_lo, d_hi, low, rem_bits, local_bits):
+    for d in range(d_lo, d_hi):
+        if bounds[d + 1] - bounds[d] > 1:
+            _sort_segment(buf, tmp, bounds[d], bounds[d + 1], low, rem_bits, local_bits)
+
+
+@njit(cache=True, nogil=True)
+def _digits(key_bits, extra_bits, row_bits, top_bits):
+    """(top digit bits, its shift, its mask, shift of the key) of a table's words."""
+    top = min(top_bits, key_bits)
+    low = np.uint64(extra_bits + row_bits)
+    tshift = np.uint64(extra_bits + row_bits + key_bits - top)
+    return top, tshift, np.uint64((1 << top) - 1), low
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def sort_table(
     fps, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits, top_bits,
@@ -163,75 +202,71 @@ def sort_table(
     partitions in parallel. Rows keep their order within equal keys.
     """
     n = fps.shape[0]
-    top = min(top_bits, key_bits)
+    top, tshift, tmask, low = _digits(key_bits, extra_bits, row_bits, top_bits)
     n_top = 1 << top
-    tmask = np.uint64(n_top - 1)
-    low = np.uint64(extra_bits + row_bits)
-    rb = np.uint64(row_bits)
-    tshift = np.uint64(extra_bits + row_bits + key_bits - top)
     hist = np.zeros((n_chunks, n_top), dtype=np.int64)
     for c in prange(n_chunks):
-        lo_i = c * n // n_chunks
-        hi_i = (c + 1) * n // n_chunks
-        for i in range(lo_i, hi_i):
-            lo = np.uint64(0)
-            hi = np.uint64(0)
-            for p in range(key_pieces.shape[0]):
-                v = (fps[i, key_pieces[p, 0]] >> key_pieces[p, 1]) & key_pieces[p, 2]
-                if key_pieces[p, 3] >= _SIXTY_FOUR:
-                    hi |= v << (key_pieces[p, 3] - _SIXTY_FOUR)
-                else:
-                    lo |= v << key_pieces[p, 3]
-            ev = np.uint64(0)
-            for p in range(extra_pieces.shape[0]):
-                ev |= (
-                    (fps[i, extra_pieces[p, 0]] >> extra_pieces[p, 1]) & extra_pieces[p, 2]
-                ) << extra_pieces[p, 3]
-            key = _finish_key(lo, hi, hashed, key_bits)
-            word = (key << low) | (ev << rb) | np.uint64(i)
-            tmp[i] = word
-            hist[c, (word >> tshift) & tmask] += 1
+        make_words(
+            fps, c * n // n_chunks, (c + 1) * n // n_chunks, key_pieces, extra_pieces, hashed,
+            key_bits, extra_bits, row_bits, tmp, hist[c], tshift, tmask,
+        )
     bounds = np.empty(n_top + 1, dtype=np.int64)
-    total = 0
-    for d in range(n_top):
-        bounds[d] = total
-        for c in range(n_chunks):
-            cnt = hist[c, d]
-            hist[c, d] = total
-            total += cnt
-    bounds[n_top] = total
+    _offsets(hist, bounds)
     for c in prange(n_chunks):
-        lo_i = c * n // n_chunks
-        hi_i = (c + 1) * n // n_chunks
-        for i in range(lo_i, hi_i):
-            word = tmp[i]
-            d = (word >> tshift) & tmask
-            pos = hist[c, d]
-            hist[c, d] = pos + 1
-            buf[pos] = word
-    rem = key_bits - top
-    if rem > 0:
-        for d in prange(n_top):
-            if bounds[d + 1] - bounds[d] > 1:
-                _sort_segment(buf, tmp, bounds[d], bounds[d + 1], low, rem, local_bits)
+        _scatter(tmp, c * n // n_chunks, (c + 1) * n // n_chunks, buf, hist[c], tshift, tmask)
+    if key_bits > top:
+        n_parts = min(n_top, 8 * n_chunks)
+        for c in prange(n_parts):
+            _sort_segments(
+                buf, tmp, bounds, c * n_top // n_parts, (c + 1) * n_top // n_parts, low,
+                key_bits - top, local_bits,
+            )
     return buf
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def scan_runs(
-    sorted_, extra_bits, row_bits, fps, k, n_left, sel, block_masks, wa, wb, n_tasks, cap
+@njit(cache=True, nogil=True)
+def sort_table_serial(
+    fps, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits, top_bits,
+    local_bits, buf, tmp,
 ):
-    """Verify the candidates of one sorted table and keep the pairs it owns.
+    """:func:`sort_table` on the calling thread."""
+    n = fps.shape[0]
+    top, tshift, tmask, low = _digits(key_bits, extra_bits, row_bits, top_bits)
+    n_top = 1 << top
+    hist = np.zeros((1, n_top), dtype=np.int64)
+    make_words(
+        fps, 0, n, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits, tmp,
+        hist[0], tshift, tmask,
+    )
+    bounds = np.empty(n_top + 1, dtype=np.int64)
+    _offsets(hist, bounds)
+    _scatter(tmp, 0, n, buf, hist[0], tshift, tmask)
+    if key_bits > top:
+        _sort_segments(buf, tmp, bounds, 0, n_top, low, key_bits - top, local_bits)
+    return buf
+
+
+@njit(cache=True, nogil=True)
+def scan_range(
+    sorted_, lo, hi, extra_bits, row_bits, fps, k, n_left, sel, block_masks, must_differ,
+    wa, wb, left, right, dist, base, cap, big_pairs, big, big_base, big_cap,
+):
+    """Verify the runs that start in ``[lo, hi)`` of one sorted table; keep the pairs it
+    owns in ``left/right/dist[base : base + cap]``.
 
     Self-join (``n_left < 0``): every pair ``x < y`` of a run. Cross join: rows below
     ``n_left`` are the left set, the others the right set (reported as
-    ``row - n_left``); a run lists its left rows first. Task ``t`` handles the runs that
-    start in its share of positions and writes at most ``cap`` pairs into its own slice;
-    it keeps counting past ``cap`` so the caller can retry at the exact size.
-    ``weighted[t]`` sums ``wa[i] * wb[j]`` over the task's pairs (group sizes when
-    identical fingerprints were merged; an empty weight array counts 1 per row).
+    ``row - n_left``); a run lists its left rows first. A pair is kept only if it also
+    differs somewhere in each of the ``must_differ`` masks (the condition that an outer
+    table owns it, when this search refines one of that table's runs).
 
-    Returns ``(left, right, dist, counts, weighted)``.
+    A run with more than ``big_pairs`` candidate pairs is not scanned but recorded as
+    ``(start, end)`` in ``big[big_base + r]`` (at most ``big_cap``; further ones are
+    scanned), for the caller to refine.
+
+    Counting goes on past ``cap`` so the caller can retry at the exact size. Returns
+    ``(count, weighted, n_big)``, ``weighted`` summing ``wa[i] * wb[j]`` (group sizes
+    when identical fingerprints were merged; an empty weight array counts 1 per row).
     """
     n = sorted_.shape[0]
     words = fps.shape[1]
@@ -242,57 +277,139 @@ def scan_runs(
     kk = np.uint64(k)
     weigh_a = wa.shape[0] > 0
     weigh_b = wb.shape[0] > 0
+    s = lo
+    if s > 0:  # a run begun before lo belongs to the previous range
+        prev = sorted_[s - 1] >> low
+        while s < hi and (sorted_[s] >> low) == prev:
+            s += 1
+    c = 0
+    wsum = 0
+    n_big = 0
+    while s < hi:
+        key = sorted_[s] >> low
+        e = s + 1
+        while e < n and (sorted_[e] >> low) == key:
+            e += 1
+        if e - s > 1:
+            m = s
+            if n_left >= 0:
+                while m < e and np.int64(sorted_[m] & rmask) < n_left:
+                    m += 1
+                candidates = (m - s) * (e - m)
+            else:
+                candidates = (e - s) * (e - s - 1) // 2
+            if candidates > big_pairs and n_big < big_cap:
+                big[big_base + n_big, 0] = s
+                big[big_base + n_big, 1] = e
+                n_big += 1
+                s = e
+                continue
+            x_end = m if n_left >= 0 else e - 1
+            for x in range(s, x_end):
+                wx = sorted_[x]
+                for y in range(m if n_left >= 0 else x + 1, e):
+                    wy = sorted_[y]
+                    if popcount64((wx ^ wy) & emask) > kk:
+                        continue
+                    rx = np.int64(wx & rmask)
+                    ry = np.int64(wy & rmask)
+                    d = np.uint64(0)
+                    for w in range(words):
+                        d += popcount64(fps[rx, w] ^ fps[ry, w])
+                    if d > kk or not is_owner(fps, rx, fps, ry, sel, block_masks):
+                        continue
+                    outer = True
+                    for r in range(must_differ.shape[0]):
+                        same = True
+                        for w in range(words):
+                            if ((fps[rx, w] ^ fps[ry, w]) & must_differ[r, w]) != 0:
+                                same = False
+                        if same:
+                            outer = False
+                            break
+                    if not outer:
+                        continue
+                    jy = ry if n_left < 0 else ry - n_left
+                    if c < cap:
+                        left[base + c] = rx
+                        right[base + c] = jy
+                        dist[base + c] = d
+                    c += 1
+                    wsum += (wa[rx] if weigh_a else 1) * (wb[jy] if weigh_b else 1)
+        s = e
+    return c, wsum, n_big
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def scan_runs(
+    sorted_, extra_bits, row_bits, fps, k, n_left, sel, block_masks, must_differ, wa, wb,
+    n_tasks, cap, big_pairs, big_cap,
+):
+    """:func:`scan_range` over one sorted table in ``n_tasks`` parallel tasks, task ``t``
+    writing into its own output slices (pairs from ``t * cap``, big runs from
+    ``t * big_cap``).
+
+    Returns ``(left, right, dist, counts, weighted, big, n_big)``.
+    """
+    n = sorted_.shape[0]
     left = np.empty(n_tasks * cap, dtype=np.int64)
     right = np.empty(n_tasks * cap, dtype=np.int64)
     dist = np.empty(n_tasks * cap, dtype=np.uint8)
     counts = np.zeros(n_tasks, dtype=np.int64)
     weighted = np.zeros(n_tasks, dtype=np.int64)
+    big = np.empty((n_tasks * big_cap, 2), dtype=np.int64)
+    n_big = np.zeros(n_tasks, dtype=np.int64)
     for t in prange(n_tasks):
-        lo = t * n // n_tasks
-        hi = (t + 1) * n // n_tasks
-        s = lo
-        if s > 0:  # a run begun before lo belongs to the previous task
-            prev = sorted_[s - 1] >> low
-            while s < hi and (sorted_[s] >> low) == prev:
-                s += 1
-        base = t * cap
-        c = 0
-        wsum = 0
-        while s < hi:
-            key = sorted_[s] >> low
-            e = s + 1
-            while e < n and (sorted_[e] >> low) == key:
-                e += 1
-            if e - s > 1:
-                m = s
-                if n_left >= 0:
-                    while m < e and np.int64(sorted_[m] & rmask) < n_left:
-                        m += 1
-                x_end = m if n_left >= 0 else e - 1
-                for x in range(s, x_end):
-                    wx = sorted_[x]
-                    for y in range(m if n_left >= 0 else x + 1, e):
-                        wy = sorted_[y]
-                        if popcount64((wx ^ wy) & emask) > kk:
-                            continue
-                        rx = np.int64(wx & rmask)
-                        ry = np.int64(wy & rmask)
-                        d = np.uint64(0)
-                        for w in range(words):
-                            d += popcount64(fps[rx, w] ^ fps[ry, w])
-                        if d > kk or not is_owner(fps, rx, fps, ry, sel, block_masks):
-                            continue
-                        jy = ry if n_left < 0 else ry - n_left
-                        if c < cap:
-                            left[base + c] = rx
-                            right[base + c] = jy
-                            dist[base + c] = d
-                        c += 1
-                        wsum += (wa[rx] if weigh_a else 1) * (wb[jy] if weigh_b else 1)
-            s = e
+        c, w, nb = scan_range(
+            sorted_, t * n // n_tasks, (t + 1) * n // n_tasks, extra_bits, row_bits, fps, k,
+            n_left, sel, block_masks, must_differ, wa, wb, left, right, dist, t * cap, cap,
+            big_pairs, big, t * big_cap, big_cap,
+        )
         counts[t] = c
-        weighted[t] = wsum
-    return left, right, dist, counts, weighted
+        weighted[t] = w
+        n_big[t] = nb
+    return left, right, dist, counts, weighted, big, n_big
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def search_tables(
+    fps, n_left, tables, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits,
+    top_bits, local_bits, sels, block_masks, must_differ, k, wa, wb, bufs, tmps, cap,
+    big_pairs, big_cap,
+):
+    """Sort and scan several tables at once, one table per parallel task (one parallel
+    region however many tables: cheap to start, and robust on busy machines).
+
+    Task ``w`` handles table ``tables[w]`` with the work arrays ``bufs[w]`` (which holds
+    the sorted table afterwards) and ``tmps[w]``, and writes its pairs from ``w * cap``
+    and its big runs (see :func:`scan_range`) from ``w * big_cap``.
+
+    Returns ``(left, right, dist, counts, weighted, big, n_big)``, one count per task.
+    """
+    n = fps.shape[0]
+    n_w = tables.shape[0]
+    left = np.empty(n_w * cap, dtype=np.int64)
+    right = np.empty(n_w * cap, dtype=np.int64)
+    dist = np.empty(n_w * cap, dtype=np.uint8)
+    counts = np.zeros(n_w, dtype=np.int64)
+    weighted = np.zeros(n_w, dtype=np.int64)
+    big = np.empty((n_w * big_cap, 2), dtype=np.int64)
+    n_big = np.zeros(n_w, dtype=np.int64)
+    for w in prange(n_w):
+        t = tables[w]
+        sorted_ = sort_table_serial(
+            fps, key_pieces[t], extra_pieces[t], hashed[t], key_bits[t], extra_bits[t],
+            row_bits, top_bits, local_bits, bufs[w], tmps[w],
+        )
+        c, s, nb = scan_range(
+            sorted_, 0, n, extra_bits[t], row_bits, fps, k, n_left, sels[t], block_masks,
+            must_differ, wa, wb, left, right, dist, w * cap, cap, big_pairs, big,
+            w * big_cap, big_cap,
+        )
+        counts[w] = c
+        weighted[w] = s
+        n_big[w] = nb
+    return left, right, dist, counts, weighted, big, n_big
 
 
 @njit(parallel=True, cache=True, nogil=True)

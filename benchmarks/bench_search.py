@@ -1,0 +1,228 @@
+"""Near-duplicate search and index at scale.
+
+Run: ``python -m benchmarks.bench_search [--quick] [--sizes 1e5 1e6 1e7] [--max-n N]
+[--repeats R] [--no-index] [--peers]``. Writes ``benchmarks/results/search.json``.
+
+Data: uniformly random 64-bit fingerprints in which 1% of the rows are replaced by
+copies of other rows with 1 to 3 bits flipped; ``k = 3``. Every size runs in its own
+child process, so the peak resident memory (``ru_maxrss``) is that size's alone; the
+timed call is :func:`simhash_nb.near_duplicates` (median of the repeats, after one
+warm-up call on a small input so compilation is excluded).
+
+:func:`timings` returns our figures as a dict, for tables that combine them with the
+peer libraries' (``benchmarks/peers``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from ._common import ROOT, ensure_peers, run_peers, save, table
+
+K = 3
+SIZES = (100_000, 1_000_000, 10_000_000)
+
+
+def make_fingerprints(n: int, seed: int = 0, planted: float = 0.01) -> np.ndarray:
+    """Random 64-bit fingerprints, ``planted * n`` of them 1..3 bits from another row."""
+    rng = np.random.default_rng(seed)
+    fps = rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
+    m = int(n * planted)
+    if m == 0:
+        return fps
+    rows = rng.choice(n, size=2 * m, replace=False)
+    src, dst = rows[:m], rows[m:]
+    dist = rng.integers(1, 4, size=m)
+    flips = np.zeros(m, dtype=np.uint64)
+    for r in range(3):
+        todo = np.flatnonzero(dist > r)
+        while todo.size:  # a new bit each time, so exactly dist bits differ
+            bit = np.uint64(1) << rng.integers(0, 64, size=todo.size).astype(np.uint64)
+            fresh = (flips[todo] & bit) == 0
+            flips[todo[fresh]] |= bit[fresh]
+            todo = todo[~fresh]
+    fps[dst] = fps[src] ^ flips
+    return fps
+
+
+def _maxrss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _child_search(n: int, repeats: int) -> dict:
+    import simhash_nb as sh
+
+    sh.near_duplicates(make_fingerprints(5000, 1), K)  # compile / load the cache
+    fps = make_fingerprints(n)
+    before = _maxrss_mb()
+    times = []
+    pairs = 0
+    for _ in range(repeats):
+        t = time.perf_counter()
+        pairs = len(sh.near_duplicates(fps, K))
+        times.append(time.perf_counter() - t)
+    d = sh.table_design(n, K)
+    return {
+        "n": n, "k": K, "median_s": statistics.median(times), "times_s": times,
+        "pairs": pairs, "rss_before_mb": before, "peak_rss_mb": _maxrss_mb(),
+        "design": {"method": d.method, "blocks": d.blocks, "tables": d.tables},
+        "threads": _threads(), "load_avg": os.getloadavg()[0],
+    }
+
+
+def _child_index(n_add: int, n_query: int, n_save: int, repeats: int) -> dict:
+    import simhash_nb as sh
+
+    warm = sh.SimhashIndex(K)
+    warm.add(make_fingerprints(5000, 1))
+    warm.query(make_fingerprints(100, 2))
+    fps = make_fingerprints(n_add)
+    q = fps[:n_query].copy()
+    q[::2] ^= np.uint64(0b101)  # half of them 2 bits away from an indexed row
+    out = {"n_add": n_add, "n_query": n_query, "k": K, "threads": _threads()}
+    add_t, add_batches_t, query_t = [], [], []
+    index = None
+    matches = 0
+    for _ in range(repeats):
+        index = sh.SimhashIndex(K)
+        t = time.perf_counter()
+        index.add(fps)
+        add_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        matches = len(index.query(q))
+        query_t.append(time.perf_counter() - t)
+        batched = sh.SimhashIndex(K)
+        t = time.perf_counter()
+        for part in np.array_split(fps, 100):
+            batched.add(part)
+        add_batches_t.append(time.perf_counter() - t)
+    out.update(add_s=statistics.median(add_t), add_100_batches_s=statistics.median(add_batches_t),
+               query_s=statistics.median(query_t), matches=matches)
+    del index, batched
+    big = make_fingerprints(n_save, 3)
+    index = sh.SimhashIndex(K)
+    t = time.perf_counter()
+    index.add(big)
+    out["build_save_n_s"] = time.perf_counter() - t
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "index.npz")
+        save_t, load_t = [], []
+        for _ in range(max(1, repeats)):
+            t = time.perf_counter()
+            index.save(path)
+            save_t.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            loaded = sh.SimhashIndex.load(path)
+            load_t.append(time.perf_counter() - t)
+            del loaded
+        out.update(n_save=n_save, save_s=statistics.median(save_t),
+                   load_s=statistics.median(load_t), file_mb=os.path.getsize(path) / 1e6)
+    out["peak_rss_mb"] = _maxrss_mb()
+    return out
+
+
+def _threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
+def _run_child(args: list[str], timeout: float = 3600) -> dict:
+    cmd = [sys.executable, "-m", "benchmarks.bench_search", "--child", *args]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+    if out.returncode != 0:
+        return {"error": out.stderr[-2000:]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def timings(sizes=SIZES, repeats: int = 5) -> dict:
+    """Our near_duplicates figures: ``{n: {"median_s", "peak_rss_mb", "pairs", ...}}``,
+    each size measured in a fresh child process."""
+    return {int(n): _run_child(["search", str(int(n)), str(repeats)]) for n in sizes}
+
+
+def index_timings(n_add: int = 1_000_000, n_query: int = 100_000, n_save: int = 10_000_000,
+                  repeats: int = 3) -> dict:
+    """SimhashIndex figures: add, query, and save + load, in a fresh child process."""
+    return _run_child(["index", str(n_add), str(n_query), str(n_save), str(repeats)])
+
+
+def _peer_search(n: int, repeats: int) -> dict:
+    fd, path = tempfile.mkstemp(suffix=".npy")
+    os.close(fd)
+    try:
+        np.save(path, make_fingerprints(n))
+        return run_peers("search", "--input", path, "--k", str(K), "--repeats", str(repeats))
+    finally:
+        os.unlink(path)
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="n up to 1e6, few repeats")
+    ap.add_argument("--sizes", nargs="*", type=float, help="sizes (default 1e5 1e6 1e7)")
+    ap.add_argument("--max-n", type=float, default=None, help="skip sizes above this")
+    ap.add_argument("--repeats", type=int, default=None)
+    ap.add_argument("--no-index", action="store_true", help="skip the index benchmark")
+    ap.add_argument("--peers", action="store_true", help="also time the peer libraries")
+    ap.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        kind, *rest = args.child
+        fn = _child_search if kind == "search" else _child_index
+        print(json.dumps(fn(*(int(float(x)) for x in rest))))
+        return {}
+    sizes = [int(s) for s in (args.sizes or SIZES)]
+    max_n = args.max_n if args.max_n is not None else (1e6 if args.quick else None)
+    if max_n is not None:
+        sizes = [s for s in sizes if s <= max_n]
+    repeats = args.repeats or (3 if args.quick else 5)
+    res: dict = {"k": K, "search": timings(sizes, repeats)}
+    if not args.no_index:
+        scale = 10 if args.quick else 1
+        res["index"] = index_timings(1_000_000 // scale, 100_000 // scale,
+                                     10_000_000 // scale, 2 if args.quick else 3)
+    if args.peers and ensure_peers():
+        res["peers"] = {n: _peer_search(n, repeats) for n in sizes if n <= 1_000_000}
+    save("search", res)
+    print(report(res))
+    return res
+
+
+def report(res: dict) -> str:
+    rows = []
+    for n, r in res["search"].items():
+        if "error" in r:
+            rows.append([f"{int(n):,}", "error", "", "", ""])
+            continue
+        d = r["design"]
+        design = f"{d['method']}, {d['blocks']} blocks, {d['tables']} tables"
+        rows.append([f"{int(n):,}", f"{r['median_s']:.3f}", f"{r['peak_rss_mb']:.0f}",
+                     f"{r['pairs']:,}", design])
+    out = [f"near_duplicates, random 64-bit fingerprints with 1% planted neighbours, "
+           f"k = {res['k']}", "",
+           table(rows, ["n", "median s", "peak RSS MB", "pairs", "design"])]
+    ix = res.get("index")
+    if ix and "error" not in ix:
+        out += ["", table([
+            [f"add {ix['n_add']:,} (one batch)", f"{ix['add_s']:.2f} s"],
+            [f"add {ix['n_add']:,} (100 batches)", f"{ix['add_100_batches_s']:.2f} s"],
+            [f"query {ix['n_query']:,} at k = {ix['k']}", f"{ix['query_s']:.2f} s"],
+            [f"save {ix['n_save']:,} ({ix['file_mb']:.0f} MB)", f"{ix['save_s']:.2f} s"],
+            [f"load {ix['n_save']:,}", f"{ix['load_s']:.2f} s"],
+        ], ["SimhashIndex", "time"])]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    main()
