@@ -381,8 +381,9 @@ def jaccard_pairs(
     Each candidate pair is verified with the exact :func:`jaccard`, so the result has
     no false positives; how complete it is depends on ``candidates``:
 
-    - ``"all"``: every pair (exact and complete; ``n (n - 1) / 2`` comparisons,
-      refused above ``config["jaccard_max_all_pairs"]``);
+    - ``"all"``: every pair (exact and complete; ``n (n - 1) / 2`` comparisons, pruned
+      by size and by early exit from each merge; refused above
+      ``config["jaccard_max_all_pairs"]`` pairs);
     - ``"minhash"``: MinHash LSH (Broder 1997): finds a pair at similarity ``s`` with
       probability ``1 - (1 - s**rows)**bands``, at least 0.99 at the threshold by
       default (see :func:`minhash_bands`; reported in ``attrs["recall_at_threshold"]``);
@@ -409,7 +410,8 @@ def jaccard_pairs(
     random_state : int, optional
         Seed of the MinHash permutations.
     max_pairs : int, optional
-        Refuse more candidate pairs than this (default ``config["max_pairs"]``).
+        Refuse more candidate (or, with ``"all"``, result) pairs than this (default
+        ``config["max_pairs"]``).
     tokenizer, ngram, normalize, seed, spec, params
         Feature options, as in :func:`simhash_nb.features`.
     n_jobs : int, optional
@@ -445,13 +447,19 @@ def jaccard_pairs(
     if n >= 2**32:
         raise ValueError("jaccard_pairs handles fewer than 2**32 documents")
     attrs: dict[str, Any] = {"n_documents": n, "threshold": threshold}
+    limit = int(config["jaccard_max_all_pairs"])
     if candidates == "auto":
-        small = _pair_count(n) <= config["jaccard_max_all_pairs"]
-        candidates = "all" if small else "minhash"
+        candidates = "all" if _pair_count(n) <= limit else "minhash"
+    elif candidates == "all" and _pair_count(n) > limit:
+        raise ValueError(
+            f"{n:,} documents make {_pair_count(n):,} pairs, more than "
+            f"config['jaccard_max_all_pairs'] = {limit:,}; use candidates='minhash' (or "
+            "raise the limit)"
+        )
     attrs["candidates"] = candidates
     with threads(n_jobs):
         if candidates == "all":
-            i, j, sims = _all_pairs_above(indptr, hashes, threshold)
+            i, j, sims = _all_pairs_above(indptr, hashes, threshold, max_pairs)
             attrs["n_candidates"] = _pair_count(n)
         else:
             if candidates == "minhash":
@@ -476,7 +484,7 @@ def jaccard_pairs(
     return df
 
 
-def _all_pairs_above(indptr, hashes, threshold: float):
+def _all_pairs_above(indptr, hashes, threshold: float, max_pairs: int):
     """Every pair with Jaccard >= threshold: all pairs, pruned by size and by bounds."""
     import numba
 
@@ -488,6 +496,12 @@ def _all_pairs_above(indptr, hashes, threshold: float):
     n_tasks = max(1, min(n, numba.get_num_threads() * 8))
     cap = int(config["pairs_initial_capacity"])
     left, right, sims, counts = _jk.pairs_above(indptr, hashes, order, threshold, n_tasks, cap)
+    if counts.sum() > max_pairs:
+        raise ValueError(
+            f"{int(counts.sum()):,} pairs reach Jaccard >= {threshold}, more than "
+            f"max_pairs={max_pairs:,} (many identical documents?); raise max_pairs or the "
+            "threshold"
+        )
     if counts.max() > cap:
         cap = int(counts.max())
         left, right, sims, counts = _jk.pairs_above(indptr, hashes, order, threshold,

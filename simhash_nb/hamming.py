@@ -13,32 +13,48 @@ from .pairs import Pairs
 __all__ = ["hamming", "hamming_matrix", "pairs_within"]
 
 
-def hamming(a, b) -> np.ndarray:
+def hamming(a, b, *, bits: int | None = None) -> np.ndarray:
     """Element-wise Hamming distance with numpy broadcasting.
 
     Parameters
     ----------
     a, b : array_like of uint64
-        Fingerprints: shape ``(..., )`` for 64 bits, ``(..., 2)`` for 128 bits (the last
-        axis holds the words). Shapes broadcast as in numpy.
+        Fingerprints. 64-bit: any shape. 128-bit: shape ``(..., 2)``, the last axis holding
+        the two words (low first), as :func:`fingerprint` returns them.
+    bits : {64, 128}, optional
+        Fingerprint width. By default an input with ``ndim >= 2`` and a last axis of
+        length 2 is read as 128-bit; pass ``bits=64`` for a 2-column array of 64-bit
+        fingerprints, or ``bits=128`` for a single 128-bit fingerprint of shape ``(2,)``.
 
     Returns
     -------
     numpy.ndarray of uint8
-        Number of differing bits.
+        Number of differing bits, with the broadcast shape (less the word axis for 128 bits).
 
     Examples
     --------
     >>> import numpy as np, simhash_nb as sh
     >>> sh.hamming(np.uint64(0b1011), np.array([0, 1, 2**63], dtype=np.uint64))
     array([3, 2, 4], dtype=uint8)
+    >>> a = np.array([[1, 1], [0, 0]], dtype=np.uint64)  # two 128-bit fingerprints
+    >>> sh.hamming(a, np.zeros(2, dtype=np.uint64))
+    array([2, 0], dtype=uint8)
     """
     a = np.asarray(a)
     b = np.asarray(b)
     for name, x in (("a", a), ("b", b)):
         if x.dtype != np.uint64:
             raise TypeError(f"{name} must be a uint64 array of fingerprints, got dtype {x.dtype}")
+    if bits is None:
+        wide = [x.ndim >= 2 and x.shape[-1] == 2 for x in (a, b)]
+        bits = 128 if any(wide) else 64
+    if bits not in (64, 128):
+        raise ValueError(f"bits must be 64 or 128, got {bits!r}")
     d = np.bitwise_count(np.bitwise_xor(a, b))
+    if bits == 128:
+        if d.ndim == 0 or d.shape[-1] != 2:
+            raise ValueError("128-bit fingerprints need a last axis of length 2 (two words)")
+        d = d.sum(axis=-1)
     return d.astype(np.uint8)
 
 

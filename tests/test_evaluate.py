@@ -243,6 +243,15 @@ def test_jaccard_pairs_bad_input():
         sh.jaccard_pairs(["a", "b"], candidates="minhash", bands=(20, 10))
     with pytest.raises(ValueError, match="max_pairs"):
         sh.jaccard_pairs(["same"] * 30, candidates="minhash", max_pairs=100)
+    with pytest.raises(ValueError, match="max_pairs"):
+        sh.jaccard_pairs(["same"] * 30, candidates="all", max_pairs=100)
+    assert len(sh.jaccard_pairs(["same"] * 30, candidates="all")) == 435
+    try:
+        config["jaccard_max_all_pairs"] = 10
+        with pytest.raises(ValueError, match="candidates='minhash'"):
+            sh.jaccard_pairs(["a", "b", "c", "d", "e", "f"], candidates="all")
+    finally:
+        reset_config()
 
 
 def test_minhash_bands_reach_the_recall():

@@ -35,7 +35,11 @@ def test_elementwise_matches_reference(a, b):
 def test_elementwise_broadcasting_and_128_bits():
     a = np.array([[1, 0], [3, 1]], dtype=np.uint64)
     b = np.array([0, 0], dtype=np.uint64)
-    assert sh.hamming(a, b).sum(axis=-1).tolist() == [1, 3]
+    assert sh.hamming(a, b).tolist() == [1, 3]
+    assert sh.hamming(a, b, bits=64).tolist() == [[1, 0], [2, 1]]
+    assert sh.hamming(a[0], a[1], bits=128) == naive.hamming(a[0], a[1]) == 2
+    with pytest.raises(ValueError, match="bits"):
+        sh.hamming(a, b, bits=32)
     assert sh.hamming(np.uint64(7), np.arange(3, dtype=np.uint64)).tolist() == [3, 2, 2]
 
 

@@ -58,6 +58,18 @@ def test_gallop_path_for_very_different_sizes(small, large):
     np.testing.assert_allclose(got, [want, want], rtol=0, atol=1e-15)
 
 
+@given(_docs, st.sampled_from([0.05, 0.25, 1 / 3, 0.5, 0.75, 1.0]))
+def test_pruned_all_pairs_above_threshold_match_naive(docs, threshold):
+    got = sh.jaccard_pairs(_batch(docs), threshold=threshold, candidates="all")
+    want = [
+        (i, j, naive.jaccard(docs[i], docs[j]))
+        for i, j in itertools.combinations(range(len(docs)), 2)
+        if naive.jaccard(docs[i], docs[j]) >= threshold
+    ]
+    assert [tuple(r) for r in got[["i", "j"]].itertuples(index=False)] == [w[:2] for w in want]
+    np.testing.assert_array_equal(got["jaccard"], [w[2] for w in want])
+
+
 def test_empty_sets_are_identical():
     fb = _batch([[], [], [5]])
     np.testing.assert_array_equal(sh.jaccard(fb), [1.0, 0.0, 0.0])
