@@ -46,6 +46,9 @@ _DEFAULTS: dict[str, Any] = {
     # Table records per partition the distributed search aims for: the shuffle's default
     # partition count, and how many tables one task emits.
     "distributed_partition_rows": 1_000_000,
+    # Modelled seconds to shuffle one table record between Dask workers (2-core reference
+    # machine, p2p shuffle), added to table_design's cost when sh.distributed picks blocks.
+    "distributed_cost_record": 1.0e-6,
     # --- threshold tuning (evaluate.py) ---
     # sh.jaccard / jaccard_pairs compare all pairs only up to this many (8 bytes each).
     "jaccard_max_all_pairs": 10_000_000,

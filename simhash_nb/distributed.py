@@ -404,21 +404,24 @@ def _scan(inp: _Input, check_index: bool = False) -> _Scan:
 
 
 def _design_blocks(n: int, k: int, bits: int, blocks: int | None) -> int:
-    """Blocks of the table layout: :func:`table_design`'s choice, or the cheapest table
-    design when it prefers brute force (which would need all rows in one place)."""
+    """Blocks of the distributed table layout.
+
+    Each table costs a shuffle of ``n`` records (``config["distributed_cost_record"]``
+    seconds each), far more than sorting them on one machine, so the design minimises
+    :func:`table_design`'s modelled cost plus the shuffles: fewer, wider-bucket tables
+    than on one machine.
+    """
     if blocks is not None:
         return _check_blocks(blocks, k, bits)
-    d = table_design(n, k, bits)
-    if d.method == "tables":
-        return d.blocks
-    best = None
+    best, best_cost = None, None
     for b in range(max(k + 1, bits // 64), bits + 1):
         if _n_tables(b, k) > config["max_tables"]:
             break
-        c = table_design(n, k, bits, blocks=b)
-        if best is None or c.cost < best.cost:
-            best = c
-    return best.blocks
+        d = table_design(n, k, bits, blocks=b)
+        cost = d.cost + d.tables * n * config["distributed_cost_record"]
+        if best_cost is None or cost < best_cost:
+            best, best_cost = b, cost
+    return best
 
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -555,10 +558,14 @@ def _pairs_meta(label_dtype) -> pd.DataFrame:
 
 def _search_part(df: pd.DataFrame, layout: _Layout, k: int, mode: str, limit: int,
                  n_jobs, label_dtype) -> pd.DataFrame:
-    """Verify the candidates of one shuffled partition, table by table."""
+    """Verify the candidates of one shuffled partition, table by table.
+
+    Rows of a table come in shuffle order; pairs are put in global order afterwards
+    (the set found does not depend on the order).
+    """
     table = df["table"].to_numpy()
     row = df["row"].to_numpy()
-    order_rows = np.lexsort((row, table))
+    order_rows = np.argsort(table, kind="stable")  # radix sort of uint16
     table, row = table[order_rows], row[order_rows]
     words = np.stack([df[f"w{w}"].to_numpy()[order_rows] for w in range(layout.bits // 64)],
                      axis=1)
@@ -580,6 +587,8 @@ def _search_part(df: pd.DataFrame, layout: _Layout, k: int, mode: str, limit: in
     pi = np.concatenate(out_i) if out_i else np.empty(0, np.int64)
     pj = np.concatenate(out_j) if out_j else np.empty(0, np.int64)
     d = np.concatenate(out_d) if out_d else np.empty(0, np.uint8)
+    swap = row[pi] > row[pj]
+    pi, pj = np.where(swap, pj, pi), np.where(swap, pi, pj)
     i, j = row[pi], row[pj]
     if mode == "edges":
         u, v = _contract(i, j)

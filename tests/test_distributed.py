@@ -205,6 +205,32 @@ def test_dataframe_dedupe_keeps_columns_and_missing_rows(client):
     assert labels.tolist() == ref.tolist()
 
 
+def test_clusters_out_column_with_repeated_labels_and_unknown_divisions(client):
+    # like dd.read_parquet: every partition has its own RangeIndex, divisions unknown
+    fps = _planted(120, 64, seed=5)
+    cuts = [0, 100, 100, 250, fps.shape[0]]
+    pieces = [pd.DataFrame({"simhash": pd.array(fps[a:b], dtype="UInt64"), "n": range(a, b)})
+              for a, b in zip(cuts, cuts[1:])]
+    ddf = dd.from_map(lambda x: x, pieces, meta=pieces[0].iloc[:0])
+    assert not ddf.known_divisions
+    got = D.clusters(ddf, 3, out="cluster").compute()
+    np.testing.assert_array_equal(got["n"], np.arange(fps.shape[0]))
+    np.testing.assert_array_equal(got["cluster"].to_numpy(dtype=np.int64), sh.clusters(fps, 3))
+    kept = D.dedupe(ddf, 3, keep="last").compute()
+    np.testing.assert_array_equal(kept["n"], np.flatnonzero(sh.dedupe(fps, 3, keep="last")))
+    with pytest.raises(TypeError, match="out= names a column"):
+        D.clusters(ddf["simhash"], out="cluster")
+
+
+def test_repartitioned_input_is_an_error_not_a_wrong_answer():
+    part = pd.DataFrame({"x": range(5)})
+    drops = pd.DataFrame({"row": [11]})
+    assert D._keep_part(part, drops, np.array([0, 10, 15]), {"number": 1})["x"].tolist() == [
+        0, 2, 3, 4]
+    with pytest.raises(RuntimeError, match="partition 1 has 5 rows now but had 6"):
+        D._keep_part(part, drops, np.array([0, 10, 16]), {"number": 1})
+
+
 def test_no_pairs_gives_singletons(client):
     fps = np.array([0, 0x5555_5555_5555_5555, 2**64 - 1, 0xAAAA_AAAA_AAAA_AAAA], dtype=np.uint64)
     s = dd.from_pandas(pd.Series(fps), npartitions=2)

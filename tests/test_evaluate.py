@@ -303,3 +303,71 @@ def test_recommend_bad_input():
         sh.recommend_k(t.to_numpy())
     with pytest.raises(ValueError, match="lacks columns"):
         sh.recommend_k(t.drop(columns="f1"))
+
+
+# --- make_near_duplicates -----------------------------------------------------------------
+
+
+def test_make_near_duplicates_labels_and_pairs():
+    from simhash_nb.datasets import make_near_duplicates
+
+    originals = [f"Sentence number {i} is here. And a second one {i} follows!" for i in range(20)]
+    texts, pairs, labels = make_near_duplicates(originals, n=30, edit_rate=0.2, random_state=4)
+    again = make_near_duplicates(originals, n=30, edit_rate=0.2, random_state=4)
+    assert again.texts == texts and again.pairs.equals(pairs)
+    assert len(texts) == 50 and texts[:20] == originals
+    assert labels.tolist()[:20] == list(range(20))
+    pos, neg = pairs[pairs["duplicate"]], pairs[~pairs["duplicate"]]
+    assert len(pos) == 30 and len(neg) == 30
+    assert (pos["j"].to_numpy() == np.arange(20, 50)).all()
+    assert (labels[pos["i"]] == labels[pos["j"]]).all()
+    assert (labels[neg["i"]] != labels[neg["j"]]).all() and (neg["i"] < neg["j"]).all()
+    assert not neg[["i", "j"]].duplicated().any()
+    assert pos["edits"].sum() > 0 and (neg["edits"] == 0).all()
+    # a threshold table over these labels runs and finds the copies at some k
+    table = sh.threshold_table(sh.fingerprint(texts, tokenizer="word"), labels)
+    assert table["recall"].iloc[-1] == 1.0
+
+
+def test_make_near_duplicates_edits():
+    from simhash_nb.datasets import make_near_duplicates
+
+    text = "one two three four five six seven eight nine ten"
+    same = make_near_duplicates([text], n=5, edit_rate=0, boilerplate=0, reorder=0,
+                                random_state=0)
+    assert same.texts[1:] == [text] * 5 and (same.pairs["edits"] == 0).all()
+    every = make_near_duplicates([text, "alpha beta"], n=4, edit_rate=1.0, boilerplate=0,
+                                 reorder=0, random_state=0)
+    src = every.labels[2:]
+    words = np.array([10, 2])[src]
+    assert every.pairs["edits"].iloc[:4].tolist() == words.tolist()
+    for copy in every.texts[2:]:
+        assert copy not in (text, "alpha beta")
+    boiler = make_near_duplicates([text], n=3, edit_rate=0, boilerplate=1, reorder=0,
+                                  random_state=0)
+    for copy in boiler.texts[1:]:
+        assert text in copy and "\n" in copy and copy != text
+    two = "First sentence here. Second sentence there."
+    swapped = make_near_duplicates([two], n=1, edit_rate=0, boilerplate=0, reorder=1,
+                                   random_state=0)
+    assert swapped.texts[1] == "Second sentence there. First sentence here."
+    zh = "今天天气很好。我们去公园散步吧。"
+    out = make_near_duplicates([zh], n=3, edit_rate=0.3, boilerplate=0, reorder=0,
+                               random_state=1)
+    for copy in out.texts[1:]:
+        assert " " not in copy  # Chinese edits insert characters without spaces
+
+
+def test_make_near_duplicates_bad_input():
+    from simhash_nb.datasets import make_near_duplicates
+
+    with pytest.raises(TypeError, match="not one string"):
+        make_near_duplicates("abc", n=1)
+    with pytest.raises(TypeError, match=r"texts\[1\]"):
+        make_near_duplicates(["a", None], n=1)
+    with pytest.raises(ValueError, match="empty"):
+        make_near_duplicates([], n=1)
+    with pytest.raises(ValueError, match="edit_rate"):
+        make_near_duplicates(["a"], n=1, edit_rate=1.5)
+    with pytest.raises(ValueError, match="n must be"):
+        make_near_duplicates(["a"], n=-1)
