@@ -8,12 +8,13 @@ it also registers the ``.simhash`` accessor on Dask DataFrames and Series.
 How it works
 ------------
 - :func:`fingerprint` runs the core kernels on each partition (``map_partitions``).
-- :func:`near_duplicates` splits fingerprints into permutation tables exactly as
-  :func:`simhash_nb.near_duplicates` does (same :func:`~simhash_nb.table_design`, same
-  block layout), emits ``(table, key, row, fingerprint)`` for every table, shuffles on
-  the key, and verifies the rows sharing a key with the same Numba kernels. A pair is
-  kept only by the first table whose key it matches (the single-machine ownership
-  rule), so every pair appears once. No worker ever holds all fingerprints.
+- :func:`near_duplicates` splits fingerprints into the permutation tables of
+  :func:`simhash_nb.near_duplicates` (the same block layout and cost model, plus the
+  cost of shuffling each table, which favours fewer tables), emits
+  ``(table, key, row, fingerprint)`` records for every table, shuffles them on the key,
+  and verifies the rows sharing a key with the same Numba kernels. A pair is kept only
+  by the first table whose key it matches (the single-machine ownership rule), so
+  every pair appears once. No worker ever holds all fingerprints.
 - :func:`clusters` and :func:`dedupe` start from the same search, contract each
   partition's pairs with union-find, then run the alternating large-star / small-star
   rounds of Kiveris et al. ("Connected components in MapReduce and beyond", SoCC 2014)
@@ -39,6 +40,10 @@ workers -- say ``LocalCluster(n_workers=2, threads_per_worker=1)`` on a 16-core 
 -- pass ``n_jobs=8``, or ``n_jobs=sh.distributed.threads_per_task(client)``, which
 divides each host's cores by the Dask threads on it. (Numba's threading layer here is
 OpenMP; the per-task thread count is thread-local, so concurrent tasks do not interfere.)
+
+Tunables are read on the client when the graph is built (``max_pairs``, the table
+design, ``config["distributed_partition_rows"]``); workers use their own
+:data:`simhash_nb.config` for the kernels' internal settings.
 
 Examples
 --------
@@ -625,6 +630,9 @@ def _search(inp: _Input, scan: _Scan, k: int, blocks: int | None, mode: str, *,
     ]
     frame = emitted[0] if len(emitted) == 1 else dd.concat(emitted, ignore_unknown_divisions=True)
     records = scan.n_valid * layout.n_tables
+    if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(
+            npartitions, numbers.Integral) or npartitions < 1):
+        raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
     q = npartitions or max(inp.fps.npartitions, -(-records // rows))
     shuffled = frame.shuffle("bucket", npartitions=q, ignore_index=True,
                              shuffle_method=shuffle_method)
@@ -659,11 +667,10 @@ def near_duplicates(
 ):
     """Every pair of rows whose fingerprints are within Hamming distance ``k``, on Dask.
 
-    The Dask twin of :func:`simhash_nb.near_duplicates`: the same permutation tables
-    (:func:`~simhash_nb.table_design` from the number of rows), one shuffle of
-    ``(table, key, row, fingerprint)`` records on the key, verification of each key's
-    rows with the core kernels. Each pair is reported once, by the first table whose
-    key it matches. No worker gathers all fingerprints.
+    The Dask twin of :func:`simhash_nb.near_duplicates`: permutation tables laid out as
+    on one machine, one shuffle of ``(table, key, row, fingerprint)`` records on the
+    key, verification of each key's rows with the core kernels. Each pair is reported
+    once, by the first table whose key it matches. No worker gathers all fingerprints.
 
     Parameters
     ----------
@@ -677,7 +684,8 @@ def near_duplicates(
         ``"text"``.
     blocks : int, optional
         Blocks of the table layout (``C(blocks, k)`` tables, each one shuffled); by
-        default :func:`~simhash_nb.table_design`'s choice for the row count.
+        default the cheapest under :func:`~simhash_nb.table_design`'s cost model plus
+        ``config["distributed_cost_record"]`` per shuffled record.
     ids : {"position", "index"}, default "position"
         ``left``/``right`` as global row positions (0 to n-1, partition after
         partition; equal to the single-machine result on ``fps.compute()``), or as
@@ -854,11 +862,19 @@ def _route(frame, col: str, offsets: np.ndarray, shuffle_method):
     return with_part.set_index("part", divisions=divisions, shuffle_method=shuffle_method)
 
 
+def _local(rows: np.ndarray, base: int, n: int) -> np.ndarray:
+    """Global rows routed to a partition -> positions in it."""
+    local = rows - base
+    if local.shape[0] and (local.min() < 0 or local.max() >= n):
+        raise RuntimeError("a row was routed to the wrong partition")  # pragma: no cover
+    return local
+
+
 def _labels(fps: pd.Series, stars: pd.DataFrame, base: int) -> pd.Series:
     _, valid = _acc.fingerprint_values(fps)
     labels = np.arange(base, base + len(fps), dtype=np.int64)
     if len(stars):
-        labels[stars["v"].to_numpy() - base] = stars["u"].to_numpy()
+        labels[_local(stars["v"].to_numpy(), base, len(fps))] = stars["u"].to_numpy()
     return pd.Series(pd.arrays.IntegerArray(labels, ~valid), index=fps.index, name="cluster",
                      copy=False)
 
@@ -879,7 +895,7 @@ def _keep_part(part, drops: pd.DataFrame, offsets: np.ndarray, partition_info=No
     base = _base(part, offsets, partition_info)
     keep = np.ones(len(part), dtype=bool)
     if len(drops):
-        keep[drops["row"].to_numpy() - base] = False
+        keep[_local(drops["row"].to_numpy(), base, len(part))] = False
     return part[keep]
 
 
@@ -896,10 +912,21 @@ def _drops_all(df: pd.DataFrame) -> pd.DataFrame:
 
 def _drops_last(df: pd.DataFrame) -> pd.DataFrame:
     """Rows dropped by ``keep="last"``: every member of a star but its largest row."""
-    centre, leaf, starts, gid = _grouped(df["u"].to_numpy(), df["v"].to_numpy())
+    centre, leaf, starts, _ = _grouped(df["u"].to_numpy(), df["v"].to_numpy())
     last = np.zeros(leaf.shape[0], dtype=bool)
-    last[np.append(starts[1:], leaf.shape[0]) - 1] = True
+    last[np.append(starts[1:], leaf.shape[0])[: starts.shape[0]] - 1] = True
     return pd.DataFrame({"row": np.concatenate([leaf[~last], centre[starts]])})
+
+
+def _drops(stars, keep, shuffle_method):
+    """Rows that :func:`dedupe` drops, from the stars ``(u = centre, v = leaf)``."""
+    row_meta = pd.DataFrame({"row": np.empty(0, np.int64)})
+    if keep == "first":
+        return stars.map_partitions(_drops_first, meta=row_meta)
+    by_centre = stars.shuffle("u", npartitions=stars.npartitions, ignore_index=True,
+                              shuffle_method=shuffle_method)
+    return by_centre.map_partitions(_drops_last if keep == "last" else _drops_all,
+                                    meta=row_meta)
 
 
 def _components_stars(inp: _Input, k, blocks, npartitions, shuffle_method, max_rounds, n_jobs):
@@ -974,7 +1001,9 @@ def clusters(
     >>> import numpy as np, pandas as pd, dask.dataframe as dd, simhash_nb as sh
     >>> fps = pd.Series(np.array([0b0000, 0b0111, 0b1111_0000, 0b0001, 0b0011], dtype=np.uint64))
     >>> sh.distributed.clusters(dd.from_pandas(fps, npartitions=2), k=1).compute().tolist()
-    [0, 1, 2, 0, 0]
+    [0, 0, 2, 0, 0]
+    >>> sh.clusters(fps.to_numpy(), k=1).tolist()
+    [0, 0, 2, 0, 0]
     """
     if out is not None and not isinstance(data, dd.DataFrame):
         raise TypeError("out= names a column to add to a DataFrame; this is a Series")
@@ -1038,14 +1067,7 @@ def dedupe(
     inp = _prepare(data, column, options, n_jobs, aligned=True)
     inp, scan, stars = _components_stars(inp, k, blocks, npartitions, shuffle_method,
                                          max_rounds, n_jobs)
-    row_meta = pd.DataFrame({"row": np.empty(0, np.int64)})
-    if keep == "first":
-        drops = stars.map_partitions(_drops_first, meta=row_meta)
-    else:
-        drops = (stars.shuffle("u", npartitions=stars.npartitions, ignore_index=True,
-                               shuffle_method=shuffle_method)
-                 .map_partitions(_drops_last if keep == "last" else _drops_all, meta=row_meta))
-    routed = _route(drops, "row", scan.offsets, shuffle_method)
+    routed = _route(_drops(stars, keep, shuffle_method), "row", scan.offsets, shuffle_method)
     return dd.map_partitions(_keep_part, data, routed, scan.offsets, meta=data._meta,
                              align_dataframes=False, enforce_metadata=False)
 

@@ -150,12 +150,8 @@ def window_fingerprints(
 
 
 def _pairs(a: np.ndarray, k: int, b: np.ndarray | None):
-    try:
-        from .search import near_duplicates
-    except ImportError:  # search not built yet: brute force gives the same pairs
-        from .hamming import pairs_within
+    from .search import near_duplicates
 
-        return pairs_within(a, k, b)
     return near_duplicates(a, k, against=b)
 
 

@@ -121,3 +121,19 @@ def test_tfidf_with_a_fitted_table():
     # the same table weighs the built-in word tokenizer's features identically
     fw = sh.features(texts, tokenizer="word", weights="tfidf", params={"idf": table})
     assert fw.weights.tolist() == fb.weights.tolist()
+
+
+def seg(text):
+    import jieba
+
+    return jieba.lcut(text)
+
+
+def test_jieba_idf_table_with_a_users_segmenter():
+    fb_tf = sh.features(["北京北京天安门"], tokenizer=seg, normalize=())
+    fb = sh.features(["北京北京天安门"], tokenizer=seg, weights="tfidf", normalize=(),
+                     params={"idf": "jieba"})
+    table = sh.IdfTable.from_jieba()
+    np.testing.assert_allclose(fb.weights, fb_tf.weights * table.lookup(fb_tf.hashes))
+    assert dict(prepare(tokenizer=seg, weights="tfidf", params={"idf": "jieba"})[0].params)[
+        "idf"] == "jieba"

@@ -8,6 +8,8 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import simhash_nb as sh
 
@@ -164,8 +166,8 @@ def test_max_pairs_is_enforced_per_partition(client):
 # --- clusters and dedupe ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bits,k", [(64, 3), (128, 5)])
-def test_clusters_and_dedupe_match_single_machine(client, bits, k):
+@pytest.mark.parametrize("bits,k,keeps", [(64, 3, ("first", "last")), (128, 5, (False,))])
+def test_clusters_and_dedupe_match_single_machine(client, bits, k, keeps):
     fps = _planted(250, bits, seed=11 + bits)
     s = _series(fps)
     want = sh.clusters(fps, k)
@@ -174,7 +176,7 @@ def test_clusters_and_dedupe_match_single_machine(client, bits, k):
     assert str(got.dtype) == "Int64" and got.name == "cluster"
     assert got.index.equals(s.compute().index)
     np.testing.assert_array_equal(got.to_numpy(dtype=np.int64), want)
-    for keep in ("first", "last", False):
+    for keep in keeps:
         kept = D.dedupe(s, k, keep=keep).compute()
         mask = sh.dedupe(fps, k, keep=keep)
         np.testing.assert_array_equal(kept.index.to_numpy() // 2, np.flatnonzero(mask))
@@ -184,9 +186,9 @@ def test_long_chain_across_partitions_converges(client):
     # 1-bit steps: one cluster whose pairs sit in different partitions and tables
     rng = np.random.default_rng(3)
     chain = [np.uint64(rng.integers(0, 2**63))]
-    for b in rng.integers(0, 64, 300):
+    for b in rng.integers(0, 64, 150):
         chain.append(chain[-1] ^ (np.uint64(1) << np.uint64(b)))
-    fps = np.array(chain, dtype=np.uint64)[rng.permutation(301)]
+    fps = np.array(chain, dtype=np.uint64)[rng.permutation(151)]
     s = dd.from_pandas(pd.Series(fps), npartitions=6)
     want = sh.clusters(fps, 1)
     np.testing.assert_array_equal(D.clusters(s, 1).compute().to_numpy(dtype=np.int64), want)
@@ -229,6 +231,40 @@ def test_repartitioned_input_is_an_error_not_a_wrong_answer():
         0, 2, 3, 4]
     with pytest.raises(RuntimeError, match="partition 1 has 5 rows now but had 6"):
         D._keep_part(part, drops, np.array([0, 10, 16]), {"number": 1})
+
+
+@settings(max_examples=25)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=60),
+       st.integers(1, 4))
+def test_star_rounds_find_the_components_of_any_graph(edges, partitions):
+    from simhash_nb._kernels.unionfind import components
+
+    i = np.array([min(e) for e in edges if e[0] != e[1]], dtype=np.int64)
+    j = np.array([max(e) for e in edges if e[0] != e[1]], dtype=np.int64)
+    want = components(41, i, j)
+    frame = pd.DataFrame({"u": i, "v": j})
+    with dask.config.set(scheduler="sync"):
+        stars = D._stars(dd.from_pandas(frame, npartitions=partitions), partitions, None, 50)
+        got = stars.compute()
+        offsets = np.array([0, 20, 41])
+        keep = {kp: D._route(D._drops(stars, kp, None), "row", offsets, None).compute()
+                for kp in ("first", "last", False)}
+        for p in range(2):
+            rows = D._route(D._drops(stars, "first", None), "row", offsets, None).partitions[
+                p].compute()["row"]
+            assert ((rows >= offsets[p]) & (rows < offsets[p + 1])).all()
+        keep = {kp: df["row"].tolist() for kp, df in keep.items()}
+    labels = np.arange(41)
+    labels[got["v"].to_numpy()] = got["u"].to_numpy()
+    np.testing.assert_array_equal(labels, want)
+    assert got["v"].is_unique and (got["u"] < got["v"]).all()
+    assert not set(got["u"]) & set(got["v"])  # stars: no centre is a leaf
+    sizes = np.bincount(want, minlength=41)
+    last = np.zeros(41, dtype=bool)
+    last[[np.flatnonzero(want == c).max() for c in np.unique(want)]] = True
+    assert sorted(keep["first"]) == np.flatnonzero(want != np.arange(41)).tolist()
+    assert sorted(keep["last"]) == np.flatnonzero(~last).tolist()
+    assert sorted(keep[False]) == np.flatnonzero(sizes[want] > 1).tolist()
 
 
 def test_no_pairs_gives_singletons(client):

@@ -105,3 +105,21 @@ def test_bad_input():
         sh.containment(a, a, k=64)
     with pytest.raises(TypeError, match="uint64"):
         sh.containment(np.zeros(2, np.int64), a)
+
+
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=30),
+       st.lists(st.tuples(st.integers(0, 29), st.integers(0, 2**64 - 1),
+                          st.integers(0, 8)), max_size=30),
+       st.integers(0, 8))
+def test_containment_matches_brute_force(a, edits, k):
+    # b holds copies of some of a's windows with up to 8 bits flipped
+    rng_bits = [(a[i % len(a)] ^ (mask & ((1 << nbits) - 1)) if a else mask)
+                for i, mask, nbits in edits]
+    a = np.array(a, dtype=np.uint64)
+    b = np.array(rng_bits, dtype=np.uint64)
+    got = sh.containment(a, b, k=k)
+    if len(a) == 0:
+        assert np.isnan(got)
+        return
+    matched = sum(1 for x in a if any(naive.hamming(x, y) <= k for y in b))
+    assert got == matched / len(a)
