@@ -2,7 +2,8 @@
 
 Definition (format version 1)
 -----------------------------
-1. Text is normalised with pyarrow (default NFKC, then lowercase).
+1. Text is normalised with pyarrow (default: NFKC, lowercase, punctuation and symbols to
+   spaces, white space collapsed).
 2. Features are character n-grams over code points or word n-grams (words joined by
    one space), see :mod:`simhash_nb._kernels.shingles`.
 3. A feature's hash is ``xxh64(utf8_bytes, seed)``. For 128 bits its second word of
@@ -26,7 +27,7 @@ from .spec import FingerprintSpec
 
 __all__ = ["fingerprint", "fingerprint_features", "make_spec"]
 
-DEFAULT_NGRAM = {"char": 4, "word": 1}
+DEFAULT_NGRAM = {"char": 5, "word": 1}
 
 
 def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec:
@@ -115,11 +116,12 @@ def fingerprint(
         ``-> (token, weight) pairs``) brings your own segmenter; it is the slow path
         (one Python call per text), and its tokens are hashed and fingerprinted by the
         same xxh64 and kernels.
-    ngram : int, default 4 for "char", 1 otherwise
-    weights : {"tf", "binary", "tfidf", "given"}, default "tf" ("tfidf" for jieba)
+    ngram : int, default 5 for "char", 1 otherwise
+    weights : {"tf", "binary", "tfidf", "given"}, default "binary" ("tfidf" for jieba,
+        "tf" for a callable)
         Count every occurrence of a feature, each distinct feature once, count times
         IDF (``params={"idf": ...}``), or the weights a callable returned.
-    normalize : tuple of str, default ("nfkc", "lower")
+    normalize : tuple of str, default ("nfkc", "lower", "punct", "whitespace")
         Steps among ``"html"``, ``"nfkc"``, ``"lower"``, ``"punct"``, ``"digits"``,
         ``"whitespace"``, applied in that order; ``()`` for none.
     seed : int, default 0

@@ -182,7 +182,7 @@ def _row_bits(n: int) -> int:
 
 def _key_bits(n: int) -> int:
     """Width of hashed keys: enough that hash collisions add about n / 2^extra candidates."""
-    return min(64 - _row_bits(n), _row_bits(n) + config["search_hash_extra_bits"])
+    return max(1, min(64 - _row_bits(n), _row_bits(n) + config["search_hash_extra_bits"]))
 
 
 def _n_tables(blocks: int, k: int) -> int:
@@ -634,18 +634,39 @@ class _Refinement:
 
 
 def _refine(ctx: _Refinement, words: np.ndarray, t: int, got: _Collector) -> None:
-    """Search one big run of table ``t`` (rows sharing its key) on the bits outside the
-    key: a nested pigeonhole search whose pairs must also be owned by table ``t``
-    (every block before ``t``'s last key block, outside its key, must differ)."""
-    layout, k = ctx.layout, ctx.k
+    """Search one big run of table ``t`` again, on the bits outside its key.
+
+    The pairs of the run that table ``t`` owns agree on its key blocks and differ in
+    every block before its last key block that is not a key block (``must_differ``).
+    A nested pigeonhole search on the bits that vary inside the run finds them; runs
+    whose ``must_differ`` blocks never vary are skipped (an earlier table owns them).
+    """
+    layout = ctx.layout
     rows = (words & np.uint64((1 << ctx.plan.row_bits) - 1)).astype(np.int64)
-    m = rows.shape[0]
-    sub = ctx.fps[rows]
     sel = layout.sels[t].tolist()
     before = [x for x in range(layout.blocks) if x < max(sel) and x not in sel]
     must_differ = np.concatenate([ctx.must_differ, layout.block_masks[before]])
+    key_mask = np.bitwise_or.reduce(layout.block_masks[sel], axis=0)
+    keys = ctx.fps[rows] & key_mask
+    if np.any(keys != keys[0]):  # hashed keys that collided: one group per true key
+        _, group = np.unique(keys, axis=0, return_inverse=True)
+        for g in range(int(group.max()) + 1):
+            _refine_group(ctx, rows[group.ravel() == g], t, must_differ, got)
+    else:
+        _refine_group(ctx, rows, t, must_differ, got)
+
+
+def _refine_group(ctx: _Refinement, rows, t: int, must_differ, got: _Collector) -> None:
+    layout, k = ctx.layout, ctx.k
+    m = rows.shape[0]
+    sub = ctx.fps[rows]
+    varying = np.bitwise_or.reduce(sub ^ sub[0], axis=0)
+    if m < 2 or np.any(~np.any(must_differ & varying, axis=1)):
+        return  # some block that must differ is the same in every row
     if ctx.n_left >= 0:
         m_left = int(np.searchsorted(rows, ctx.n_left))
+        if m_left in (0, m):
+            return
         sub_left, n_pairs = m_left, float(m_left) * (m - m_left)
         wa = ctx.wa[rows[:m_left]] if ctx.wa.shape[0] else ctx.wa
         wb = ctx.wb[rows[m_left:] - ctx.n_left] if ctx.wb.shape[0] else ctx.wb
@@ -654,17 +675,21 @@ def _refine(ctx: _Refinement, words: np.ndarray, t: int, got: _Collector) -> Non
         wa = ctx.wa[rows] if ctx.wa.shape[0] else ctx.wa
         wb = ctx.wb[rows] if ctx.wb.shape[0] else ctx.wb
     rest = np.bitwise_or.reduce(layout.block_masks[layout.rests[t]], axis=0)
-    positions = _mask_bits(rest)
-    design = _best_tables(m, n_pairs, k, len(positions))
-    masks = np.zeros((design.blocks, layout.block_masks.shape[1]), dtype=np.uint64)
-    for x, chunk in enumerate(np.array_split(np.array(positions), design.blocks)):
-        for bit in chunk.tolist():
-            masks[x, bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
-    sub_layout = _Layout.from_masks(layout.bits, k, masks)
-    sub_got = _table_search(
-        sub, sub_left, sub_layout, k, wa, wb, got.limit - got.weighted, None,
-        must_differ=must_differ, depth=ctx.depth + 1,
-    )
+    positions = _mask_bits(rest & varying)
+    limit = got.limit - got.weighted
+    if len(positions) <= k:  # every pair is within k: list them all
+        sub_got = _brute_search(sub[:m_left], sub[m_left:], k, wa, wb, limit, must_differ) \
+            if ctx.n_left >= 0 else _brute_search(sub, None, k, wa, wb, limit, must_differ)
+    else:
+        design = _best_tables(m, n_pairs, k, len(positions))
+        masks = np.zeros((design.blocks, layout.block_masks.shape[1]), dtype=np.uint64)
+        for x, chunk in enumerate(np.array_split(np.array(positions), design.blocks)):
+            for bit in chunk.tolist():
+                masks[x, bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
+        sub_got = _table_search(
+            sub, sub_left, _Layout.from_masks(layout.bits, k, masks), k, wa, wb, limit, None,
+            must_differ=must_differ, depth=ctx.depth + 1,
+        )
     got.weighted += sub_got.weighted
     got.total += sub_got.total
     if got.over:
@@ -676,8 +701,9 @@ def _refine(ctx: _Refinement, words: np.ndarray, t: int, got: _Collector) -> Non
         got.parts.append((rows[u], rows[v], d))
 
 
-def _brute_search(a, b, k: int, wa, wb, limit: int):
-    """All-pairs search of distinct rows (``b`` None: self-join)."""
+def _brute_search(a, b, k: int, wa, wb, limit: int, must_differ=None):
+    """All-pairs search of distinct rows (``b`` None: self-join); pairs must differ in
+    each ``must_differ`` mask."""
     self_join = b is None
     b = a if self_join else b
     got = _Collector(limit)
@@ -687,15 +713,22 @@ def _brute_search(a, b, k: int, wa, wb, limit: int):
         return got
     left, right, dist, counts = _hk.pairs_within(a, b, k, self_join, n_tasks, cap)
     got.total = int(counts.sum())
-    if got.total > limit:  # the weighted count is at least the plain count
+    if got.total > limit and must_differ is None:  # weighted >= plain count
         got.weighted = got.total
         return got
     if counts.max() > cap:
         cap = int(counts.max())
         left, right, dist, counts = _hk.pairs_within(a, b, k, self_join, n_tasks, cap)
     got.add(left, right, dist, counts, cap)
-    i, j, _ = got.result()
+    i, j, d = got.result()
+    if must_differ is not None and must_differ.shape[0] and len(i):
+        keep = np.all(np.any((a[i][:, None, :] ^ b[j][:, None, :]) & must_differ, axis=2), axis=1)
+        i, j, d = i[keep], j[keep], d[keep]
+        got.parts = [(i, j, d)]
+        got.total = int(i.shape[0])
     got.weighted = int(_weigh(i, wa).dot(_weigh(j, wb))) if len(i) else 0
+    if got.over:
+        got.parts = []
     return got
 
 

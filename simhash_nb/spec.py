@@ -60,9 +60,9 @@ class FingerprintSpec:
 
     bits: int = 64
     tokenizer: str = "char"
-    ngram: int = 4
-    weights: str = "tf"
-    normalize: tuple[str, ...] = ("nfkc", "lower")
+    ngram: int = 5
+    weights: str = "binary"
+    normalize: tuple[str, ...] = ("nfkc", "lower", "punct", "whitespace")
     seed: int = 0
     hash: str = "xxh64"
     params: tuple[tuple[str, Any], ...] = ()
@@ -97,6 +97,25 @@ class FingerprintSpec:
     def words(self) -> int:
         """Number of uint64 words per fingerprint (1 or 2)."""
         return self.bits // 64
+
+    @classmethod
+    def for_language(cls, language: str, *, bits: int = 64) -> FingerprintSpec:
+        """The recommended spec for a language (evidence: ``benchmarks/bench_features.py``).
+
+        ``"en"`` and other space-separated languages: character 5-grams; ``"zh"``,
+        ``"ja"``: character bigrams (no segmenter needed). Both with binary weights and
+        NFKC, lowercase, punctuation and white-space normalisation.
+
+        Examples
+        --------
+        >>> FingerprintSpec.for_language("zh").ngram
+        2
+        """
+        cjk = {"zh", "ja", "zh-cn", "zh-tw", "zh-hans", "zh-hant"}
+        lang = language.lower()
+        if len(lang) < 2 or not lang.replace("-", "").isalpha():
+            raise ValueError(f"language must be a code such as 'en' or 'zh', got {language!r}")
+        return cls(bits=bits, tokenizer="char", ngram=2 if lang in cjk else 5)
 
     def replace(self, **changes: Any) -> FingerprintSpec:
         """Return a copy with some fields changed."""

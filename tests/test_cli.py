@@ -19,11 +19,11 @@ SCRIPT = Path(sys.executable).parent / "simhash-nb"
 
 TEXTS = [
     "The quick brown fox jumps over the lazy dog.",
-    "The quick brown fox jumps over the lazy dog!",
+    "The quick brown fox jumps over the lazy dogs!",
     "Lorem ipsum dolor sit amet, consectetur adipiscing elit.",
     None,
     "12345",  # looks like a number in CSV
-    "Lorem ipsum dolor sit amet, consectetur adipiscing elit",
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit sed",
     "中文文本的例子，用于测试。",
     "The quick brown fox jumps over the lazy dog.",
 ]
@@ -108,13 +108,13 @@ def test_text_outputs_hold_hex_fingerprints_that_pairs_can_read(tmp_path, out_na
 def test_pairs_dedupe_clusters_match_the_accessors(tmp_path):
     src = _write(tmp_path, "parquet")
     df = _frame().set_index("id", drop=False)
-    opts = ["--tokenizer", "word", "--normalize", "nfkc,lower,punct", "-k", "2", "-q"]
+    opts = ["--tokenizer", "word", "--normalize", "nfkc,lower,punct", "-k", "7", "-q"]
     kw = dict(tokenizer="word", normalize=("nfkc", "lower", "punct"))
 
     assert cli.main(["pairs", str(src), str(tmp_path / "p.jsonl"), "--id", "id", *opts]) == 0
     lines = (tmp_path / "p.jsonl").read_text().splitlines()
     got = [tuple(json.loads(x).values()) for x in lines]
-    ref = df.simhash.near_duplicates(k=2, **kw)
+    ref = df.simhash.near_duplicates(k=7, **kw)
     assert got == [tuple(r) for r in ref.itertuples(index=False)] and len(got) >= 3
 
     assert cli.main(["pairs", str(src), str(tmp_path / "p.csv"), *opts]) == 0
@@ -124,17 +124,17 @@ def test_pairs_dedupe_clusters_match_the_accessors(tmp_path):
 
     assert cli.main(["dedupe", str(src), str(tmp_path / "d.parquet"), *opts]) == 0
     kept = pd.read_parquet(tmp_path / "d.parquet")
-    assert kept["id"].tolist() == df.simhash.dedupe(k=2, **kw)["id"].tolist()
+    assert kept["id"].tolist() == df.simhash.dedupe(k=7, **kw)["id"].tolist()
     assert "id3" in kept["id"].tolist()  # the missing text stays
 
     assert cli.main(["dedupe", str(src), str(tmp_path / "dl.csv"), "--keep", "last",
                      *opts]) == 0
     assert pd.read_csv(tmp_path / "dl.csv")["id"].tolist() == \
-        df.simhash.dedupe(k=2, keep="last", **kw)["id"].tolist()
+        df.simhash.dedupe(k=7, keep="last", **kw)["id"].tolist()
 
     assert cli.main(["clusters", str(src), str(tmp_path / "c.parquet"), *opts]) == 0
     labels = pd.read_parquet(tmp_path / "c.parquet")["cluster"]
-    assert labels.fillna(-1).tolist() == df.simhash.clusters(k=2, **kw).fillna(-1).tolist()
+    assert labels.fillna(-1).tolist() == df.simhash.clusters(k=7, **kw).fillna(-1).tolist()
     assert pd.isna(labels[3])
 
 

@@ -149,7 +149,7 @@ def test_near_duplicates_of_text_skip_missing(client):
     texts = ["the quick brown fox jumps", None, "the quick brown fox jumped", "zzz",
              "the quick brown fox jumps", None, "another text entirely here"] * 3
     ds = dd.from_pandas(pd.Series(texts), npartitions=4)
-    got = _sorted_frame(ds.simhash.near_duplicates(k=3, tokenizer="word").compute())
+    got = _sorted_frame(ds.simhash.near_duplicates(k=3, tokenizer="word", n_jobs=2).compute())
     ref = pd.Series(texts).simhash.near_duplicates(k=3, tokenizer="word")
     pd.testing.assert_frame_equal(got, _sorted_frame(ref), check_dtype=False)
     assert not set(got["left"]) & {1, 5} and len(got) > 10
@@ -205,6 +205,8 @@ def test_dataframe_dedupe_keeps_columns_and_missing_rows(client):
     assert labels.tolist() == [0, 0, pd.NA, 3, 0, pd.NA, 3]
     ref = pdf.simhash.fingerprint(tokenizer="word").simhash.clusters(k=0)
     assert labels.tolist() == ref.tolist()
+    raw = dd.from_pandas(pdf, npartitions=2)  # text: fingerprinted on the way
+    assert D.clusters(raw, 0, tokenizer="word").compute().tolist() == ref.tolist()
 
 
 def test_clusters_out_column_with_repeated_labels_and_unknown_divisions(client):
@@ -243,15 +245,16 @@ def test_star_rounds_find_the_components_of_any_graph(edges, partitions):
     j = np.array([max(e) for e in edges if e[0] != e[1]], dtype=np.int64)
     want = components(41, i, j)
     frame = pd.DataFrame({"u": i, "v": j})
+    # in-process (a client of another test may be alive: name the shuffle method)
     with dask.config.set(scheduler="sync"):
-        stars = D._stars(dd.from_pandas(frame, npartitions=partitions), partitions, None, 50)
+        stars = D._stars(dd.from_pandas(frame, npartitions=partitions), partitions, "tasks", 50)
         got = stars.compute()
         offsets = np.array([0, 20, 41])
-        keep = {kp: D._route(D._drops(stars, kp, None), "row", offsets, None).compute()
+        keep = {kp: D._route(D._drops(stars, kp, "tasks"), "row", offsets, "tasks").compute()
                 for kp in ("first", "last", False)}
         for p in range(2):
-            rows = D._route(D._drops(stars, "first", None), "row", offsets, None).partitions[
-                p].compute()["row"]
+            rows = D._route(D._drops(stars, "first", "tasks"), "row", offsets, "tasks")
+            rows = rows.partitions[p].compute()["row"]
             assert ((rows >= offsets[p]) & (rows < offsets[p + 1])).all()
         keep = {kp: df["row"].tolist() for kp, df in keep.items()}
     labels = np.arange(41)

@@ -37,7 +37,7 @@ def test_matches_reference(texts, n, tokenizer, bits, weights):
 
 @given(texts=texts_st, n=st.integers(1, 4), tokenizer=st.sampled_from(["char", "word"]))
 def test_features_are_the_distinct_shingle_hashes_with_counts(texts, n, tokenizer):
-    fb = sh.features(texts, tokenizer=tokenizer, ngram=n, normalize=())
+    fb = sh.features(texts, tokenizer=tokenizer, ngram=n, weights="tf", normalize=())
     for i, t in enumerate(texts):
         hs = naive.feature_hashes(t, tokenizer, n)
         lo, hi = fb.indptr[i], fb.indptr[i + 1]
@@ -72,13 +72,16 @@ def test_long_documents_take_the_block_path():
 
 
 # Pinned values: these must never change within FORMAT_VERSION 1.
+_V1 = {"weights": "tf", "normalize": ("nfkc", "lower")}  # explicit: defaults may change
 GOLDEN = [
-    ("The quick brown fox jumps over the lazy dog.", {}),
-    ("The quick brown fox jumps over the lazy dog.", {"tokenizer": "word"}),
-    ("The quick brown fox jumps over the lazy dog.", {"tokenizer": "word", "ngram": 3}),
-    ("中华人民共和国成立了", {"tokenizer": "word", "ngram": 2}),
-    ("Ｈｅｌｌｏ　Ｗｏｒｌｄ", {"tokenizer": "char", "ngram": 3}),
-    ("simhash", {"bits": 128, "seed": 42}),
+    ("The quick brown fox jumps over the lazy dog.", {"ngram": 4, **_V1}),
+    ("The quick brown fox jumps over the lazy dog.", {"tokenizer": "word", **_V1}),
+    ("The quick brown fox jumps over the lazy dog.", {"tokenizer": "word", "ngram": 3, **_V1}),
+    ("中华人民共和国成立了", {"tokenizer": "word", "ngram": 2, **_V1}),
+    ("Ｈｅｌｌｏ　Ｗｏｒｌｄ", {"tokenizer": "char", "ngram": 3, **_V1}),
+    ("simhash", {"bits": 128, "seed": 42, "ngram": 4, **_V1}),
+    ("The quick brown fox jumps over the lazy dog.", {}),  # today's defaults
+    ("中华人民共和国成立了！", {"spec": sh.FingerprintSpec.for_language("zh", bits=128)}),
 ]
 
 
@@ -94,6 +97,8 @@ PINNED = [
     10782020948152097844,
     14879046190107959586,
     48030696880953776898338537672659755792,
+    11385820363632912031,
+    64903656118670853853829554924004301003,
 ]
 
 
@@ -254,9 +259,9 @@ def test_bad_features():
 def test_ascii_fast_path_matches_unicode_lowercase():
     texts = ["MiXeD Case @[`{ ASCII", None, "UPPER lower", "x" * 50]
     arr = pa.array(["drop me"] + texts).slice(1)  # sliced input, with a null
-    got = sh.fingerprint(arr, missing="zero")
+    got = sh.fingerprint(arr, missing="zero", normalize=("nfkc", "lower"))
     want = sh.fingerprint([t.lower() if t else t for t in texts], normalize=(), missing="zero")
     np.testing.assert_array_equal(got, want)
     # one non-ASCII text switches the whole batch to Unicode lowercasing
-    mixed = sh.fingerprint(["ÀB", "AB"])
+    mixed = sh.fingerprint(["ÀB", "AB"], normalize=("nfkc", "lower"))
     np.testing.assert_array_equal(mixed, sh.fingerprint(["àb", "ab"], normalize=()))

@@ -122,7 +122,7 @@ def test_bad_fingerprints_and_spec():
     with pytest.raises(TypeError, match="uint64"):
         index.add(np.zeros((3, 2), dtype=np.int64))
     with pytest.raises(sh.SpecMismatchError, match="ngram"):
-        index.add(np.zeros((3, 2), np.uint64), spec=spec.replace(ngram=5))
+        index.add(np.zeros((3, 2), np.uint64), spec=spec.replace(ngram=spec.ngram + 1))
     index.add(np.zeros((3, 2), np.uint64), spec=spec)
     with pytest.raises(sh.SpecMismatchError):
         index.query(np.zeros((1, 2), np.uint64), spec=spec.replace(seed=1))

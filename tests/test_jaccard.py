@@ -96,7 +96,7 @@ def test_texts_use_the_features_of_sh_features():
     texts = ["the quick brown fox", "the quick brown fax", "", "lorem ipsum dolor"]
     sets = [naive.feature_hashes(t, "char", 4) for t in texts]
     want = [naive.jaccard(sets[i], sets[j]) for i, j in itertools.combinations(range(4), 2)]
-    np.testing.assert_allclose(sh.jaccard(texts), want)
+    np.testing.assert_allclose(sh.jaccard(texts, ngram=4), want)
     words = [naive.feature_hashes(t, "word", 2, seed=7) for t in texts]
     want = naive.jaccard(words[0], words[1])
     got = sh.jaccard(texts, [(0, 1)], tokenizer="word", ngram=2, seed=7)

@@ -123,7 +123,7 @@ def test_near_duplicates_are_close():
 
 def test_spec_records_the_options_and_round_trips():
     spec = sh.make_spec(tokenizer="jieba")
-    assert spec.weights == "tf"  # make_spec alone knows no tokenizer defaults...
+    assert spec.weights == "binary"  # make_spec alone knows no tokenizer defaults...
     spec, _ = prepare(tokenizer="jieba")
     assert spec.weights == "tfidf"  # ...the dispatcher does
     assert dict(spec.params) == {"hmm": True, "idf": "jieba", "stop_words": "default"}

@@ -218,6 +218,82 @@ def test_differences_inside_one_block(bits, k, blocks):
     assert_each_pair_once(got)
 
 
+def clustered(rng, n, bits, varying):
+    """Distinct fingerprints equal outside ``varying`` random low bits: runs sharing a
+    key are huge."""
+    shape = (n,) if bits == 64 else (n, 2)
+    fps = np.broadcast_to(random_fps(rng, 1, bits)[0], shape).copy()
+    low = rng.integers(0, 2**varying, size=n, dtype=np.uint64)
+    if bits == 64:
+        fps = (fps & ~np.uint64(2**varying - 1)) | low
+    else:  # vary the low bits of both words
+        fps[:, 0] = (fps[:, 0] & ~np.uint64(2**varying - 1)) | low
+        fps[:, 1] ^= low << np.uint64(7)
+    return np.unique(fps, axis=0) if bits == 128 else np.unique(fps)
+
+
+def count_refinements(monkeypatch) -> list:
+    calls = []
+    original = search._refine_group
+
+    def spy(*args):
+        calls.append(args[1].shape[0])
+        return original(*args)
+
+    monkeypatch.setattr(search, "_refine_group", spy)
+    return calls
+
+
+@pytest.mark.parametrize("bits, k", [(64, 1), (64, 3), (64, 5), (128, 3), (128, 6)])
+def test_big_runs_are_refined(bits, k, monkeypatch):
+    rng = np.random.default_rng(30 + k)
+    fps = clustered(rng, 2000, bits, 16)
+    fps = np.concatenate([fps, fps[:40], planted(rng, 300, bits, k)])  # duplicates too
+    against = np.concatenate([fps[::7], clustered(rng, 300, bits, 16)])
+    config["search_big_run_pairs"] = 200
+    refined = count_refinements(monkeypatch)
+    for blocks in (None, k + 2):
+        got = sh.near_duplicates(fps, k, blocks=blocks)
+        assert_pairs_equal(got, sh.pairs_within(fps, k))
+        assert_each_pair_once(got)
+        got = sh.near_duplicates(fps, k, blocks=blocks, against=against)
+        assert_pairs_equal(got, sh.pairs_within(fps, k, against))
+    total = len(sh.pairs_within(fps, k))
+    with pytest.raises(sh.TooManyPairsError, match=f"would return {total:,} pairs"):
+        sh.near_duplicates(fps, k, max_pairs=total - 1)
+    np.testing.assert_array_equal(sh.clusters(fps, k), _labels(fps, k))
+    assert len(refined) > 0
+
+
+def _labels(fps, k):
+    p = sh.pairs_within(fps, k)
+    return np.array(naive.clusters(len(fps), zip(p.i, p.j)))
+
+
+def test_refinement_with_colliding_hashed_keys(monkeypatch):
+    rng = np.random.default_rng(31)
+    fps = np.concatenate([clustered(rng, 1500, 64, 14), planted(rng, 500, 64, 3)])
+    config["search_hash_extra_bits"] = -8  # 3-bit hashed keys: runs mix many keys
+    config["search_big_run_pairs"] = 30
+    refined = count_refinements(monkeypatch)
+    for blocks in (4, 6):
+        assert search._Layout.make(64, 3, blocks).plan(len(fps)).hashed.all()
+        got = sh.near_duplicates(fps, 3, blocks=blocks)
+        assert_pairs_equal(got, sh.pairs_within(fps, 3))
+    assert len(refined) > 0
+
+
+def test_one_big_run_at_default_settings(monkeypatch):
+    # 30k distinct fingerprints differing only in their low 22 bits: tables whose key
+    # avoids those bits see one run of 4.5e8 candidate pairs; refining keeps it fast
+    rng = np.random.default_rng(32)
+    fps = clustered(rng, 30_000, 64, 22)
+    refined = count_refinements(monkeypatch)
+    got = sh.near_duplicates(fps, 3)
+    assert_pairs_equal(got, sh.pairs_within(fps, 3))
+    assert max(refined) > 20_000
+
+
 # --- against= ----------------------------------------------------------------------------
 
 

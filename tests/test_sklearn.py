@@ -30,7 +30,7 @@ def test_count_vectorizer_matches_the_word_tokenizer(ngram, bits):
     X = cv.fit_transform(ASCII_TEXTS)
     fps = sh.fingerprint_sparse(X, cv.vocabulary_, bits=bits)
     want = sh.fingerprint(ASCII_TEXTS, tokenizer="word", ngram=ngram, bits=bits,
-                          normalize=("lower",))
+                          weights="tf", normalize=("lower",))
     # texts shorter than n words: sklearn makes no n-gram, the built-in tokenizer one
     short = [len(naive.words(t.lower())) < ngram for t in ASCII_TEXTS]
     for i, s in enumerate(short):
@@ -93,7 +93,7 @@ def test_vectorizer_equals_tfidf_then_fingerprint_sparse():
 def test_weights_tf_binary_and_bits_output():
     tf = SimhashVectorizer(weights="tf").fit(ASCII_TEXTS)
     assert tf.transform(ASCII_TEXTS).tolist() == sh.fingerprint(
-        ASCII_TEXTS, tokenizer="word", normalize=("lower",)).tolist()
+        ASCII_TEXTS, tokenizer="word", weights="tf", normalize=("lower",)).tolist()
     binary = SimhashVectorizer(weights="binary").fit(ASCII_TEXTS)
     assert binary.transform(ASCII_TEXTS).tolist() == sh.fingerprint(
         ASCII_TEXTS, tokenizer="word", weights="binary", normalize=("lower",)).tolist()

@@ -51,12 +51,13 @@ def test_unknown_field_is_refused():
 
 def test_check_compatible_names_the_difference():
     sh.check_compatible(FingerprintSpec(), None)
-    with pytest.raises(SpecMismatchError, match="ngram: 4 != 5"):
-        sh.check_compatible(FingerprintSpec(), FingerprintSpec(ngram=5))
+    with pytest.raises(SpecMismatchError, match="ngram: 5 != 4"):
+        sh.check_compatible(FingerprintSpec(), FingerprintSpec(ngram=4))
 
 
 def test_make_spec_refuses_spec_and_options_together():
     with pytest.raises(ValueError, match="either spec"):
         sh.make_spec(FingerprintSpec(), bits=128)
     assert sh.make_spec(tokenizer="word").ngram == 1
-    assert sh.make_spec().ngram == 4
+    assert sh.make_spec() == FingerprintSpec()  # one set of defaults
+    assert FingerprintSpec().ngram == 5 and FingerprintSpec().weights == "binary"
