@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(BIN)/simhash-nb demo --out demo-output
 
 lint: $(STAMP)
-	$(BIN)/ruff check simhash_nb tests benchmarks
+	$(BIN)/ruff check simhash_nb tests benchmarks tools
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -q

@@ -135,8 +135,10 @@ def report(res: dict) -> str:
     out += [table(rows, ["simhash_nb case", "MB/s", "docs/s"]), ""]
     c, j, s = res["csr"], res["join"], res["cold_start"]
     out += [table([
-        ["CSR fingerprints (float64 weights)", f"{c['float64']['m_features_per_s']:.0f} M features/s"],
-        ["CSR fingerprints (float32 weights)", f"{c['float32']['m_features_per_s']:.0f} M features/s"],
+        ["CSR fingerprints (float64 weights)",
+         f"{c['float64']['m_features_per_s']:.0f} M features/s"],
+        ["CSR fingerprints (float32 weights)",
+         f"{c['float32']['m_features_per_s']:.0f} M features/s"],
         [f"brute-force join, 64-bit, n={j['n']:,}", f"{j['g_pairs_per_s']:.2f} G pairs/s"],
         [f"brute-force join, 128-bit, n={j['n_128']:,}", f"{j['g_pairs_per_s_128']:.2f} G pairs/s"],
         ["import + first fingerprint, warm cache", f"{s['warm_cache_s']:.2f} s"],

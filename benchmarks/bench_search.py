@@ -194,9 +194,45 @@ def main(argv=None) -> dict:
                                      10_000_000 // scale, 2 if args.quick else 3)
     if args.peers and ensure_peers():
         res["peers"] = {n: _peer_search(n, repeats) for n in sizes if n <= 1_000_000}
-    save("search", res)
+    path = save("search", res)
+    try:
+        plot(res, path.with_name("search.png"))
+    except ImportError:  # matplotlib is optional here
+        pass
     print(report(res))
     return res
+
+
+def plot(res: dict, path) -> None:
+    """Time against n, log-log (ours, and the peers' when measured)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ours = sorted((int(n), r["median_s"]) for n, r in res["search"].items() if "error" not in r)
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ax.loglog(*zip(*ours), "o-", label="simhash_nb near_duplicates")
+    for name, series in _peer_series(res).items():
+        ax.loglog(*zip(*series), "s--", label=name)
+    ax.set_xlabel("fingerprints (n)")
+    ax.set_ylabel("seconds (median)")
+    ax.set_title(f"all pairs within k = {res['k']}, 1% planted neighbours")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _peer_series(res: dict) -> dict[str, list[tuple[int, float]]]:
+    series: dict[str, list[tuple[int, float]]] = {}
+    for n, out in res.get("peers", {}).items():
+        for name, p in (out.get("peers") or {}).items():
+            seconds = p.get("median_s") if isinstance(p, dict) else None
+            if seconds:
+                series.setdefault(name, []).append((int(n), seconds))
+    return {k: sorted(v) for k, v in series.items()}
 
 
 def report(res: dict) -> str:

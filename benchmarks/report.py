@@ -29,7 +29,8 @@ def main() -> None:
         res = json.loads(path.read_text())
         body = importlib.import_module(f"benchmarks.{module}").report(res)
         when = res.get("when", "")
-        body = f"{body}\n\n<sub>Measured {when} by `make bench` on {res['machine']['cpus']} cores.</sub>\n"
+        cpus = res["machine"]["cpus"]
+        body = f"{body}\n\n<sub>Measured {when} by `make bench` on {cpus} cores.</sub>\n"
         text = marker.sub(lambda m, b=body: m.group(1) + b + m.group(2), text)
         print(f"updated {name}")
     readme.write_text(text)

@@ -4,7 +4,7 @@ Examples
 --------
 >>> import simhash_nb as sh
 >>> fps = sh.fingerprint(["the cat sat on the mat", "the cat sat on a mat", "something else"])
->>> sh.hamming(fps[0], fps[1]) < sh.hamming(fps[0], fps[2])
+>>> bool(sh.hamming(fps[0], fps[1]) < sh.hamming(fps[0], fps[2]))
 True
 """
 

@@ -29,12 +29,16 @@ _DEFAULTS: dict[str, Any] = {
     "search_max_refinements": 6,
     # Refuse table designs with more tables than this.
     "max_tables": 4096,
-    # Cost model of table_design, seconds (2-core reference machine): per row per table
-    # (key, scan), per row per radix pass, per candidate pair verified, per brute-force pair.
-    "search_cost_row": 2.0e-9,
+    # Cost model of table_design, seconds on one core of the reference machine (2-core
+    # AMD EPYC, numba 0.68): per table (start-up), per row per table (key, partition,
+    # scan), per row per local radix pass, per candidate pair, per candidate whose extra
+    # bits pass (reads both fingerprints), per brute-force pair of 64-bit fingerprints.
+    "search_cost_table": 20e-6,
+    "search_cost_row": 8e-9,
     "search_cost_pass": 2.5e-9,
-    "search_cost_candidate": 5.0e-9,
-    "search_cost_brute": 0.4e-9,
+    "search_cost_candidate": 1.2e-9,
+    "search_cost_verify": 60e-9,
+    "search_cost_brute": 0.85e-9,
     # SimhashIndex merges its newest sorted run into the previous one while the previous
     # is at most this many times larger (LSM size tiers), and compacts when more than
     # this fraction of its rows are removed.

@@ -429,7 +429,7 @@ def jaccard_pairs(
     --------
     >>> import simhash_nb as sh
     >>> texts = ["the cat sat on the mat", "the cat sat on a mat", "dogs bark", "dogs bark!"]
-    >>> truth = sh.jaccard_pairs(texts, threshold=0.5)
+    >>> truth = sh.jaccard_pairs(texts, threshold=0.4)
     >>> truth[["i", "j"]].values.tolist(), truth.attrs["candidates"]
     ([[0, 1], [2, 3]], 'all')
     """

@@ -335,7 +335,7 @@ def features(
     Examples
     --------
     >>> import simhash_nb as sh
-    >>> fb = sh.features(["a b a"], tokenizer="word", ngram=1)
+    >>> fb = sh.features(["a b a"], tokenizer="word", ngram=1, weights="tf")
     >>> fb.n_features.tolist(), sorted(fb.weights.tolist())
     ([2], [1.0, 2.0])
     >>> fb = sh.features(["a b a"], tokenizer=str.split, params={"name": "split"})

@@ -159,7 +159,18 @@ def _pieces(blocks, positions, limit: int | None = None) -> list[tuple[int, ...]
             out.append((start // 64, start % 64, (1 << take) - 1, pos))
             pos += take
             i += take
-    return out
+    # join pieces that continue each other (adjacent blocks) within one word
+    merged: list[tuple[int, ...]] = []
+    for word, shift, mask, at in out:
+        if merged:
+            w0, s0, m0, p0 = merged[-1]
+            width = m0.bit_length()
+            if (w0 == word and s0 + width == shift and p0 + width == at
+                    and shift % 64 and at % 64 and width + mask.bit_length() <= 64):
+                merged[-1] = (w0, s0, (1 << (width + mask.bit_length())) - 1, p0)
+                continue
+        merged.append((word, shift, mask, at))
+    return merged
 
 
 def _pad(rows: list[list[tuple[int, ...]]]) -> np.ndarray:
@@ -236,19 +247,41 @@ def _tables_cost(n_rows: int, n_pairs: float, layout_bits: int, k: int, blocks: 
     """(cost, candidates, narrowest key) of the table search, without building tables."""
     base, extra = divmod(layout_bits, blocks)
     keep = blocks - k
+    rb = _row_bits(max(n_rows, 2))
     out_bits = _key_bits(max(n_rows, 2))
-    radix = config["radix_bits"]
+    top = _top_bits(max(n_rows, 2))
+    memory = _memory_factor(n_rows)
     candidates = 0.0
-    sort = 0.0
+    cost = 0.0
     # tables with x wide blocks among the keep chosen ones: C(extra, x) * C(blocks-extra, keep-x)
     for x in range(max(0, keep - (blocks - extra)), min(extra, keep) + 1):
         count = math.comb(extra, x) * math.comb(blocks - extra, keep - x)
         width = keep * base + x
-        candidates += count * n_pairs * 2.0 ** (-width)
-        passes = math.ceil(min(width, out_bits) / radix)
-        sort += count * n_rows * (config["search_cost_row"] + passes * config["search_cost_pass"])
+        key_bits = min(width, out_bits)
+        local = math.ceil(max(0, key_bits - top) / config["radix_local_bits"])
+        row = (config["search_cost_row"] + local * config["search_cost_pass"]) * memory
+        cand = n_pairs * 2.0 ** (-width)
+        # candidates whose extra bits (those outside the key left in the word) are within k
+        extra_bits = max(0, min(64 - key_bits - rb, layout_bits - width))
+        passing = _binom_cdf(k, extra_bits)
+        cost += count * (
+            config["search_cost_table"] + n_rows * row
+            + cand * (config["search_cost_candidate"] + passing * config["search_cost_verify"])
+        )
+        candidates += count * cand
     narrowest = keep * base + max(0, keep - (blocks - extra))
-    return sort + candidates * config["search_cost_candidate"], candidates, narrowest
+    return cost, candidates, narrowest
+
+
+def _memory_factor(n_rows: int) -> float:
+    """Per-row costs grow with the data's size beyond the caches: +50% per tenfold above
+    a million rows."""
+    return 1.0 + 0.5 * max(0.0, math.log10(max(n_rows, 1) / 1e6))
+
+
+def _binom_cdf(k: int, bits: int) -> float:
+    """P(at most k of ``bits`` fair coin flips are heads)."""
+    return sum(math.comb(bits, j) for j in range(min(k, bits) + 1)) / 2.0**bits
 
 
 def table_design(
@@ -280,22 +313,27 @@ def table_design(
 
     Notes
     -----
-    Cost model, in seconds on the reference machine (constants in
-    :data:`simhash_nb.config`): each of the ``T = C(b, k)`` tables costs
-    ``N * (c_row + passes * c_pass)`` to key, radix-sort (``passes`` digits of at most
-    ``config["radix_bits"]`` bits over the key) and scan, and its expected candidates
-    are ``P / 2**key_bits`` for ``P`` pairs (``N (N - 1) / 2``, or ``N * M`` against a
-    second set) of uniformly random fingerprints, each verified at ``c_candidate``.
-    The chosen ``b`` minimises ``T * sort + c_candidate * P * sum_t 2**-key_bits(t)``;
-    brute force (``c_brute * P``) is used instead when cheaper. Real fingerprints of
-    near-duplicate-rich corpora add candidates in proportion to the pairs found.
+    The cost model estimates seconds on one core of the reference machine (constants
+    ``config["search_cost_*"]``). Each of the ``T = C(b, k)`` tables costs a start-up
+    ``c_table`` plus ``N * (c_row + p * c_pass) * m(N)`` to make, partition, radix-sort
+    (``p`` local passes over the key bits below the first partition) and scan the
+    ``N`` rows, where ``m(N) = 1 + 0.5 * log10(N / 1e6)`` above a million rows accounts
+    for cache misses. Its expected candidates are ``P / 2**key_bits`` for ``P`` pairs
+    (``N (N - 1) / 2``, or ``N * M`` against a second set) of uniformly random
+    fingerprints; each costs ``c_candidate``, plus ``c_verify`` for the fraction whose
+    extra bits (bits outside the key stored beside it) do not already rule it out. The
+    chosen ``b`` minimises the sum over tables; brute force (``c_brute * P * m(N)``) is
+    used instead when cheaper. Near-duplicate-rich data adds candidates in proportion to
+    the pairs found.
 
     Examples
     --------
     >>> import simhash_nb as sh
     >>> d = sh.table_design(1_000_000, k=3)
     >>> d.method, d.blocks, d.tables
-    ('tables', 5, 10)
+    ('tables', 4, 4)
+    >>> sh.table_design(10_000_000, k=3).tables
+    10
     >>> sh.table_design(100, k=3).method
     'brute'
     """
@@ -314,7 +352,7 @@ def table_design(
     if k == 0 and n_against is None:
         return TableDesign("exact", bits, k, 0, 0, bits, 0.0, n * config["search_cost_row"])
     best = _best_tables(n_rows, n_pairs, k, bits)
-    brute = config["search_cost_brute"] * n_pairs
+    brute = config["search_cost_brute"] * bits / 64 * n_pairs * _memory_factor(n_rows)
     if brute < best.cost:
         return TableDesign("brute", bits, k, 0, 0, 0, n_pairs, brute)
     return best
@@ -830,7 +868,8 @@ def near_duplicates(
     compared all against all when the cost model finds that cheaper. The result is
     complete and lists each pair exactly once, however many tables found it: a pair is
     reported only by the first table (in lexicographic order of block choices) whose
-    key it matches.
+    key it matches, which is computed from the blocks the two fingerprints agree on (no
+    global set of pairs seen).
 
     Parameters
     ----------
@@ -861,6 +900,18 @@ def near_duplicates(
     ------
     TooManyPairsError
         If there would be more than ``max_pairs`` pairs (a ``ValueError``).
+
+    Notes
+    -----
+    Each table is a parallel radix sort of 64-bit words holding the key, a few bits
+    from outside the key (which reject most candidates without reading the
+    fingerprints) and the row. Tables run side by side, one per thread. A *run* of rows
+    sharing a key with more than ``config["search_big_run_pairs"]`` candidate pairs (a
+    large group of near-identical fingerprints) is not compared pair by pair but
+    searched again with tables over the bits that vary inside it, so such groups cost
+    time near their output rather than their size squared. Extra memory is about
+    16 bytes per fingerprint per concurrent table (``config["search_memory_bytes"]``
+    caps it) plus 17 bytes per pair returned.
 
     See Also
     --------

@@ -115,7 +115,8 @@ def fingerprint_sparse(X, vocabulary, bits: int = 64, seed: int = 0, *,
     >>> texts = ["the cat sat", "the cat sat on the mat"]
     >>> cv = CountVectorizer(token_pattern=r"(?u)\\b\\w+\\b").fit(texts)
     >>> fps = fingerprint_sparse(cv.transform(texts), cv.vocabulary_)
-    >>> bool((fps == sh.fingerprint(texts, tokenizer="word")).all())
+    >>> same = sh.fingerprint(texts, tokenizer="word", weights="tf", normalize=("lower",))
+    >>> bool((fps == same).all())
     True
     """
     X = _as_csr(X)

@@ -33,7 +33,8 @@ def write(name, rows):
 
 def licences():
     rows = read("spdx_2_5_1_texts.jsonl.gz")
-    family = re.compile(r"^(GPL|LGPL|AGPL|GFDL|CC-BY|BSD|MIT|Apache|MPL|EPL|OFL|Artistic|CECILL|EUPL|OLDAP|Zlib|ISC|X11|0BSD)")
+    family = re.compile(r"^(GPL|LGPL|AGPL|GFDL|CC-BY|BSD|MIT|Apache|MPL|EPL|OFL|Artistic|"
+                        r"CECILL|EUPL|OLDAP|Zlib|ISC|X11|0BSD)")
     picked = [r for r in rows if family.match(r["id"]) and len(r["text"]) < 40_000]
     for r in picked:
         r["group"] = re.split(r"[-.]", r["id"])[0]

@@ -5,8 +5,9 @@ extra << row_bits | row``: the key is made of some blocks of the fingerprint (th
 table's *selection*), ``extra`` holds a few bits from outside the key, and ``row`` is
 the row's position. Rows with equal keys form a *run*; only pairs inside a run are
 candidates, and the extra bits reject most of them without touching the fingerprints
-(their differing bits are at most the distance). Sorting is by the key bits only and
-keeps the row order, so rows ascend in a run.
+(their differing bits are at most the distance). Sorting is an MSD radix sort by the
+key bits only (a parallel partition on the top bits, then cache-sized partitions sorted
+by LSD radix) and keeps the row order, so rows ascend in a run.
 
 A pair within ``k`` bits agrees on at least ``b - k`` of the ``b`` blocks, so it shares
 the key of at least one table. It is reported only by its *owner*: the table whose
@@ -82,21 +83,33 @@ def make_words(
     (``(word >> tshift) & tmask``) in ``hist``."""
     low = np.uint64(extra_bits + row_bits)
     rb = np.uint64(row_bits)
+    if fps.shape[1] == 1 and not hashed:  # 64-bit fingerprints, exact keys: the fast path
+        for i in range(lo, hi):
+            x = fps[i, 0]
+            key = np.uint64(0)
+            for p in range(kp.shape[0]):
+                key |= ((x >> kp[p, 1]) & kp[p, 2]) << kp[p, 3]
+            ev = np.uint64(0)
+            for p in range(ep.shape[0]):
+                ev |= ((x >> ep[p, 1]) & ep[p, 2]) << ep[p, 3]
+            out[i] = (key << low) | (ev << rb) | np.uint64(i)
+    else:
+        for i in range(lo, hi):
+            klo = np.uint64(0)
+            khi = np.uint64(0)
+            for p in range(kp.shape[0]):
+                v = (fps[i, kp[p, 0]] >> kp[p, 1]) & kp[p, 2]
+                if kp[p, 3] >= _SIXTY_FOUR:
+                    khi |= v << (kp[p, 3] - _SIXTY_FOUR)
+                else:
+                    klo |= v << kp[p, 3]
+            ev = np.uint64(0)
+            for p in range(ep.shape[0]):
+                ev |= ((fps[i, ep[p, 0]] >> ep[p, 1]) & ep[p, 2]) << ep[p, 3]
+            key = _finish_key(klo, khi, hashed, key_bits)
+            out[i] = (key << low) | (ev << rb) | np.uint64(i)
     for i in range(lo, hi):
-        klo = np.uint64(0)
-        khi = np.uint64(0)
-        for p in range(kp.shape[0]):
-            v = (fps[i, kp[p, 0]] >> kp[p, 1]) & kp[p, 2]
-            if kp[p, 3] >= _SIXTY_FOUR:
-                khi |= v << (kp[p, 3] - _SIXTY_FOUR)
-            else:
-                klo |= v << kp[p, 3]
-        ev = np.uint64(0)
-        for p in range(ep.shape[0]):
-            ev |= ((fps[i, ep[p, 0]] >> ep[p, 1]) & ep[p, 2]) << ep[p, 3]
-        word = (_finish_key(klo, khi, hashed, key_bits) << low) | (ev << rb) | np.uint64(i)
-        out[i] = word
-        hist[(word >> tshift) & tmask] += 1
+        hist[(out[i] >> tshift) & tmask] += 1
 
 
 @njit(cache=True, nogil=True)
