@@ -167,6 +167,42 @@ def _peer_search(n: int, repeats: int) -> dict:
         os.unlink(path)
 
 
+def _peer_index_pure(n_add: int, n_query: int, repeats: int) -> dict:
+    """Pure-Python ``simhash.SimhashIndex`` on the same fingerprints (capped, extrapolated)."""
+    fd, path = tempfile.mkstemp(suffix=".npy")
+    os.close(fd)
+    try:
+        np.save(path, make_fingerprints(n_add))
+        return run_peers("index", "--input", path, "--k", str(K), "--q", str(n_query),
+                         "--repeats", str(repeats), "--peers", "simhash")
+    finally:
+        os.unlink(path)
+
+
+def _index_texts(repeats: int) -> dict:
+    """gaoya's index (texts in) against ours on the same real texts, fingerprinting included."""
+    import simhash_nb as sh
+
+    from ._common import load_texts, median_time, write_jsonl
+
+    texts = load_texts("kjv_verses.jsonl.gz") + load_texts("fortunes_en.jsonl.gz")
+    q = len(texts) // 10
+    path = write_jsonl(texts)
+    try:
+        peers = run_peers("index", "--input", path, "--k", str(K), "--q", str(q),
+                          "--repeats", str(repeats), "--peers", "gaoya")
+    finally:
+        os.unlink(path)
+    opts = dict(tokenizer="word", normalize=("lower",))  # gaoya: lowercased word unigrams
+
+    def ours():
+        index = sh.SimhashIndex(K)
+        index.add(sh.fingerprint(texts, **opts))
+        return index.query(sh.fingerprint(texts[:q], **opts))
+
+    return {"n": len(texts), "q": q, "ours_s": median_time(ours, repeats), "peers": peers}
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="n up to 1e6, few repeats")
@@ -174,7 +210,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--max-n", type=float, default=None, help="skip sizes above this")
     ap.add_argument("--repeats", type=int, default=None)
     ap.add_argument("--no-index", action="store_true", help="skip the index benchmark")
-    ap.add_argument("--peers", action="store_true", help="also time the peer libraries")
+    ap.add_argument("--no-peers", action="store_true", help="skip the peer libraries")
     ap.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -192,8 +228,12 @@ def main(argv=None) -> dict:
         scale = 10 if args.quick else 1
         res["index"] = index_timings(1_000_000 // scale, 100_000 // scale,
                                      10_000_000 // scale, 2 if args.quick else 3)
-    if args.peers and ensure_peers():
+    if not args.no_peers and ensure_peers():
         res["peers"] = {n: _peer_search(n, repeats) for n in sizes if n <= 1_000_000}
+        if not args.no_index:
+            ix = res["index"]
+            res["peers_index"] = _peer_index_pure(ix["n_add"], ix["n_query"], 3)
+            res["peers_index_texts"] = _index_texts(3)
     path = save("search", res)
     try:
         plot(res, path.with_name("search.png"))
@@ -257,7 +297,39 @@ def report(res: dict) -> str:
             [f"save {ix['n_save']:,} ({ix['file_mb']:.0f} MB)", f"{ix['save_s']:.2f} s"],
             [f"load {ix['n_save']:,}", f"{ix['load_s']:.2f} s"],
         ], ["SimhashIndex", "time"])]
+    out += _peer_report(res)
     return "\n".join(out)
+
+
+def _peer_report(res: dict) -> list[str]:
+    rows = []
+    for n, out in sorted(res.get("peers", {}).items(), key=lambda x: int(x[0])):
+        ours = res["search"].get(n) or res["search"].get(str(n)) or {}
+        for name, p in (out.get("peers") or {}).items():
+            if isinstance(p, dict) and p.get("median_s") and ours.get("median_s"):
+                rows.append([f"{name}: {p.get('api', '')[:60]}", f"{int(n):,}",
+                             f"{p['median_s']:.3f}", f"{ours['median_s']:.3f}",
+                             f"{p['median_s'] / ours['median_s']:.1f}x"])
+    ix, pi = res.get("index") or {}, (res.get("peers_index") or {}).get("peers", {})
+    pure = pi.get("simhash") or {}
+    if pure.get("status") == "ok" and ix.get("add_s"):
+        ours = ix["add_s"] + ix["query_s"]
+        ext = pure.get("extrapolated") or {}
+        theirs = ext.get("total_s", pure["median_s"])
+        label = (f"simhash.SimhashIndex ({pure['n_timed']:,} adds + {pure['q_timed']:,} "
+                 "queries measured, linear extrapolation)" if ext else "simhash.SimhashIndex")
+        rows.append([label, f"{ix['n_add']:,} + {ix['n_query']:,} q",
+                     f"{theirs:.1f}", f"{ours:.3f}", f"{theirs / ours:.0f}x"])
+    tx = res.get("peers_index_texts") or {}
+    g = (tx.get("peers") or {}).get("peers", {}).get("gaoya") or {}
+    if g.get("status") == "ok":
+        rows.append(["gaoya index, texts in (fingerprinting included on both sides)",
+                     f"{tx['n']:,} + {tx['q']:,} q", f"{g['median_s']:.3f}",
+                     f"{tx['ours_s']:.3f}", f"{g['median_s'] / tx['ours_s']:.1f}x"])
+    if not rows:
+        return []
+    header = ["peer (same data, same run)", "n", "peer s", "simhash_nb s", "simhash_nb is"]
+    return ["", table(rows, header), "", "![time against n](benchmarks/results/search.png)"]
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ def bits_of(fps: np.ndarray) -> int:
 
 def as_words(fps: np.ndarray) -> np.ndarray:
     """2-D ``uint64[n, words]`` view of a checked fingerprint array."""
-    return fps.reshape(fps.shape[0], -1)
+    return fps.reshape(fps.shape[0], 1) if fps.ndim == 1 else fps
 
 
 def same_width(a: np.ndarray, b: np.ndarray, names=("a", "b")) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._kernels import unionfind as _uf
 from ._parallel import threads
-from ._validation import as_fingerprints, check_k
+from ._validation import as_fingerprints, as_words, check_k
 from .pairs import Pairs
 from .search import (
     TooManyPairsError,
@@ -18,7 +18,6 @@ from .search import (
     _search_distinct,
     _threads_for,
     _Work,
-    as_words,
     table_design,
 )
 

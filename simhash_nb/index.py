@@ -48,7 +48,7 @@ import numpy as np
 
 from ._kernels import tables as _tk
 from ._parallel import threads
-from ._validation import as_fingerprints, bits_of, check_k
+from ._validation import as_fingerprints, as_words, bits_of, check_k
 from .config import config
 from .search import (
     _best_tables,
@@ -57,7 +57,6 @@ from .search import (
     _pair_count,
     _threads_for,
     _top_bits,
-    as_words,
 )
 from .spec import FingerprintSpec, check_compatible
 

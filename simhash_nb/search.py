@@ -23,7 +23,7 @@ import numpy as np
 from ._kernels import hamming as _hk
 from ._kernels import tables as _tk
 from ._parallel import threads
-from ._validation import as_fingerprints, bits_of, check_k, same_width
+from ._validation import as_fingerprints, as_words, bits_of, check_k, same_width
 from .config import config
 from .pairs import Pairs
 
@@ -371,11 +371,6 @@ def _best_tables(n_rows: int, n_pairs: float, k: int, bits: int) -> TableDesign:
             break  # past the minimum: sorting cost only grows with more tables
     assert best is not None  # b = k + 1 gives k + 1 tables
     return best
-
-
-def as_words(fps: np.ndarray) -> np.ndarray:
-    """``uint64[n, words]`` view of a checked fingerprint array (also when empty)."""
-    return fps.reshape(fps.shape[0], 1 if fps.ndim == 1 else fps.shape[1])
 
 
 def _check_count(n, name: str) -> int:
