@@ -106,31 +106,34 @@ def _is_ascii(arr: pa.Array) -> bool:
 def _ascii_lower(arr: pa.Array) -> pa.Array:
     """Lowercase an all-ASCII ``large_string`` array (15x faster than ``utf8_lower``).
 
-    Done in numpy on the data buffer, keeping offsets and validity, because
-    ``pyarrow.compute.ascii_lower`` returns an invalid array for sliced input.
+    Keeps offsets and validity, because
+    ``pyarrow.compute.ascii_lower`` returns an invalid array for sliced input. Done in
+    Numba over the data buffer (not numpy), so lowercasing costs one pass.
     """
     validity, offsets, data = arr.buffers()
     if data is None or data.size == 0:
         return arr
-    raw = np.frombuffer(data, dtype=np.uint8)
-    lowered = raw | ((raw >= 65) & (raw <= 90)).view(np.uint8) << np.uint8(5)
+    from ._kernels.normalize import ascii_lower
+
+    lowered = ascii_lower(np.frombuffer(data, dtype=np.uint8), 16)
     return pa.LargeStringArray.from_buffers(
         len(arr), offsets, pa.py_buffer(lowered), validity, arr.null_count, arr.offset
     )
 
 
 def normalize_arrow(arr: pa.Array, steps: tuple[str, ...]) -> pa.Array:
-    """Apply normalisation steps (in :data:`simhash_nb.spec.NORMALIZERS` order) with pyarrow.
+    """The pyarrow steps of normalisation: ``html``, ``nfkc``, ``lower``, ``digits``.
 
     - ``html``: drop tags (each becomes a space), then decode character references
       (``&amp;``, ``&eacute;``, ``&#20013;``, ``&#x4e2d;``) as HTML5 does
       (:func:`html.unescape`, run only on the texts that have one)
     - ``nfkc``: Unicode NFKC (full-width to half-width, compatibility forms)
     - ``lower``: Unicode lowercase
-    - ``punct``: punctuation and symbols to spaces
     - ``digits``: every decimal digit to ``0``
-    - ``whitespace``: runs of white space (ASCII controls and Unicode separators such
-      as U+00A0 and U+3000) to one space, trimmed
+
+    ``punct`` and ``whitespace`` run afterwards in a Numba kernel
+    (:mod:`simhash_nb._kernels.normalize`, see :func:`text_buffers`); both map code
+    points of other classes only, so the order of the steps is kept.
     """
     if "html" in steps:
         arr = pc.replace_substring_regex(arr, _HTML_TAG, " ")
@@ -140,12 +143,8 @@ def normalize_arrow(arr: pa.Array, steps: tuple[str, ...]) -> pa.Array:
         arr = pc.utf8_normalize(arr, "NFKC")
     if "lower" in steps:
         arr = _ascii_lower(arr) if ascii_only else pc.utf8_lower(arr)
-    if "punct" in steps:
-        arr = pc.replace_substring_regex(arr, r"[\p{P}\p{S}]", " ")
     if "digits" in steps:
         arr = pc.replace_substring_regex(arr, r"\p{Nd}", "0")
-    if "whitespace" in steps:
-        arr = pc.utf8_trim_whitespace(pc.replace_substring_regex(arr, r"[\s\p{Z}]+", " "))
     return arr
 
 
@@ -171,12 +170,15 @@ def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return data, offsets
 
 
+_ARROW_STEPS = ("html", "nfkc", "lower", "digits")
+
+
 def normalize_parallel(arr: pa.Array, steps: tuple[str, ...], n_threads: int) -> pa.Array:
     """:func:`normalize_arrow` on ``n_threads`` slices at once (pyarrow releases the GIL)."""
-    if not steps:
+    if not any(step in _ARROW_STEPS for step in steps):
         return arr
     n = len(arr)
-    if n_threads <= 1 or n < 4096:
+    if n_threads <= 1 or n < 4096 or _is_ascii(arr):  # ASCII: one Numba pass, no slicing
         return normalize_arrow(arr, steps)
     bounds = np.linspace(0, n, n_threads + 1).astype(int)
     slices = [arr.slice(lo, hi - lo) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
@@ -186,7 +188,11 @@ def normalize_parallel(arr: pa.Array, steps: tuple[str, ...], n_threads: int) ->
 
 
 def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1) -> TextBuffers:
-    """Normalised UTF-8 buffers of ``texts`` (no per-document Python loop)."""
+    """Normalised UTF-8 buffers of ``texts`` (no per-document Python loop).
+
+    pyarrow runs the ``html``, ``nfkc``, ``lower`` and ``digits`` steps; a Numba kernel
+    the ``punct`` and ``whitespace`` steps.
+    """
     arr = normalize_parallel(to_arrow(texts), normalize, n_threads)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
@@ -199,4 +205,29 @@ def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1) -> 
         valid = arr.is_valid().to_numpy(zero_copy_only=False)
         if np.any(np.diff(offsets)[~valid]):  # null slots that still hold bytes
             data, offsets = _buffers(arr.fill_null(""))
-    return TextBuffers(data, np.ascontiguousarray(offsets, dtype=np.int64), valid)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    punct, collapse = "punct" in normalize, "whitespace" in normalize
+    if punct or collapse:
+        from ._kernels.normalize import squeeze
+        from ._parallel import balanced_chunks
+        from ._unicode import word_classes
+
+        data, offsets = squeeze(data, offsets, balanced_chunks(offsets), word_classes(),
+                                punct, collapse)
+    return TextBuffers(data, offsets, valid)
+
+
+def normalize(texts, steps: tuple[str, ...]) -> pa.Array:
+    """Normalised texts as a pyarrow ``large_string`` array (missing texts stay null).
+
+    Examples
+    --------
+    >>> normalize(["  Hello,   World! "], ("lower", "punct", "whitespace")).to_pylist()
+    ['hello world']
+    """
+    buf = text_buffers(texts, tuple(steps))
+    validity = pa.array(buf.valid).buffers()[1] if not buf.valid.all() else None
+    return pa.LargeStringArray.from_buffers(
+        len(buf), pa.py_buffer(buf.offsets), pa.py_buffer(buf.data), validity,
+        int((~buf.valid).sum()),
+    )

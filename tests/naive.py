@@ -309,3 +309,21 @@ def index_query(stored, ids, queries, k):
             if d <= k:
                 out.append((q, int(id_), d))
     return sorted(out, key=lambda t: (t[0], t[2], t[1]))
+
+
+# --- normalize (punct, whitespace) ---------------------------------------------------
+
+
+def squeeze(text: str, punct: bool, collapse: bool) -> str:
+    """punct: P*/S* (not Pc) to a space; collapse: runs of spaces (and punct) to one, trimmed."""
+    import unicodedata
+
+    def is_punct(ch):
+        cat = unicodedata.category(ch)
+        return not ch.isspace() and cat[0] in "PS" and cat != "Pc"
+
+    if punct:
+        text = "".join(" " if is_punct(ch) else ch for ch in text)
+    if collapse:
+        text = " ".join(text.split())  # str.split splits on str.isspace characters
+    return text

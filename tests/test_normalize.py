@@ -1,12 +1,15 @@
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import simhash_nb as sh
-from simhash_nb._text import normalize_arrow
+from simhash_nb._text import normalize
+from tests import naive
 
 
 def norm(texts, *steps):
-    return normalize_arrow(pa.array(texts, pa.large_string()), tuple(steps)).to_pylist()
+    return normalize(pa.array(texts, pa.large_string()), tuple(steps)).to_pylist()
 
 
 def test_html_strips_tags_and_decodes_entities():
@@ -60,3 +63,16 @@ def test_normalisation_changes_fingerprints_as_documented():
 def test_unknown_step_is_refused():
     with pytest.raises(ValueError, match="unknown normalisation"):
         sh.fingerprint(["a"], normalize=("stem",))
+
+
+ALPHABET = list("ab Z1_,.!?-\t\n\r\x0b\x1c") + ["\u00a0", "\u3000", "\u2028", "。", "，", "中",
+                                                 "€", "😀", "é", "\u0301", "\x00", "\x85"]
+
+
+@given(st.lists(st.one_of(st.none(), st.text(alphabet=ALPHABET, max_size=40)), max_size=8),
+       st.booleans(), st.booleans())
+def test_punct_and_whitespace_kernel_matches_reference(texts, punct, collapse):
+    steps = tuple(s for s, on in (("punct", punct), ("whitespace", collapse)) if on)
+    got = normalize(texts, steps).to_pylist()
+    want = [None if t is None else naive.squeeze(t, punct, collapse) for t in texts]
+    assert got == want

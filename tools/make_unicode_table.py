@@ -4,8 +4,10 @@ The table is shipped (not computed at run time) so that word tokenisation, and s
 fingerprint, is the same whatever Unicode version the running Python has. Changing it
 changes fingerprints: bump ``simhash_nb.spec.FORMAT_VERSION`` when you do.
 
-Classes: 0 = separator, 1 = word character (Unicode general category L*, M*, N* or Pc,
-the UTS #18 notion of ``\\w``), 2 = a CJK ideograph or kana, which is a word on its own.
+Classes: 0 = other separator, 1 = word character (Unicode general category L*, M*, N* or
+Pc, the UTS #18 notion of ``\\w``), 2 = a CJK ideograph or kana, which is a word on its own,
+3 = punctuation or symbol (P* or S*, not Pc), 4 = white space (``str.isspace``). The word
+tokenizer treats 0, 3 and 4 alike; the ``punct`` and ``whitespace`` normalisations use 3 and 4.
 Stored as run-length ranges, int32 ``[m, 2]``: (first code point of the run, class).
 
 Run: ``python tools/make_unicode_table.py``.
@@ -28,9 +30,12 @@ CJK_RANGES = [
 
 
 def classify(cp: int) -> int:
-    cat = unicodedata.category(chr(cp))
+    ch = chr(cp)
+    cat = unicodedata.category(ch)
+    if ch.isspace():
+        return 4
     if cat[0] not in "LMN" and cat != "Pc":
-        return 0
+        return 3 if cat[0] in "PS" else 0
     if any(lo <= cp <= hi for lo, hi in CJK_RANGES):
         return 2
     return 1

@@ -127,6 +127,46 @@ def weighted_fingerprint(hashes, weights, lo, hi, acc, words, out_row):
         out_row[word] = fp
 
 
+_SET_MAX = 1 << 17  # largest hash-set table per chunk; longer documents are sorted instead
+
+
+@njit(cache=True)
+def _set_size(max_features):
+    size = 16
+    while size < 2 * max_features and size < _SET_MAX:
+        size *= 2
+    return size
+
+
+@njit(cache=True, nogil=True)
+def distinct(hashes, m, table, stamps, stamp):
+    """Move the distinct values of ``hashes[:m]`` to the front; returns their count.
+
+    Open addressing in ``table`` (a power-of-two size >= 2m); ``stamps[s] == stamp``
+    marks slot ``s`` as used by this document, so the table is never cleared. Falls
+    back to sorting when the table is too small.
+    """
+    size = table.shape[0]
+    if 2 * m > size:
+        return sort_unique(hashes, m)
+    mask = np.uint64(size - 1)
+    k = 0
+    for t in range(m):
+        h = hashes[t]
+        slot = np.int64(h & mask)
+        while True:
+            if stamps[slot] != stamp:
+                stamps[slot] = stamp
+                table[slot] = h
+                hashes[k] = h
+                k += 1
+                break
+            if table[slot] == h:
+                break
+            slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+    return k
+
+
 @njit(cache=True)
 def _max_len(offsets, lo, hi):
     m = 0
@@ -154,11 +194,14 @@ def fingerprint_texts(data, offsets, chunks, mode, n, seed, classes, binary, wor
         wend = np.empty(size, dtype=np.int64)
         gram = np.empty(size + n, dtype=np.uint8)
         counts = np.empty(64, dtype=np.uint64)
+        set_size = _set_size(size) if binary else 1
+        table = np.empty(set_size, dtype=np.uint64)
+        stamps = np.zeros(set_size, dtype=np.int64)
         for i in range(lo, hi):
             m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
                            wstart, wend, gram, hashes)
             if binary:
-                m = sort_unique(hashes, m)
+                m = distinct(hashes, m, table, stamps, i + 1)
             nfeat[i] = m
             unit_fingerprint(hashes, m, counts, words, out[i], spread)
     return out, nfeat
