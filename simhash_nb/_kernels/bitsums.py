@@ -233,10 +233,13 @@ def feature_counts_texts(data, offsets, chunks, mode, n, seed, classes, binary):
         wstart = np.empty(size, dtype=np.int64)
         wend = np.empty(size, dtype=np.int64)
         gram = np.empty(size + n, dtype=np.uint8)
+        set_size = _set_size(size)
+        table = np.empty(set_size, dtype=np.uint64)
+        stamps = np.zeros(set_size, dtype=np.int64)
         for i in range(lo, hi):
             m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
                            wstart, wend, gram, hashes)
-            nfeat[i] = sort_unique(hashes, m)
+            nfeat[i] = distinct(hashes, m, table, stamps, i + 1)
     return nfeat
 
 
