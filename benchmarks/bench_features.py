@@ -37,20 +37,22 @@ import simhash_nb as sh
 
 from ._common import RESULTS, SHARED, save, table
 
+BASE = ("nfkc", "lower")  # the plain names: no punctuation or white-space steps
 WS = ("nfkc", "lower", "whitespace")
 PUNCT = ("nfkc", "lower", "punct", "whitespace")
 EN_CONFIGS = (
-    [(f"char{n}", dict(tokenizer="char", ngram=n)) for n in (3, 4, 5, 6)]
+    [(f"char{n}", dict(tokenizer="char", ngram=n, normalize=BASE)) for n in (3, 4, 5, 6)]
     + [(f"char{n}_ws", dict(tokenizer="char", ngram=n, normalize=WS)) for n in (3, 4, 5, 6)]
     + [(f"char{n}_punct", dict(tokenizer="char", ngram=n, normalize=PUNCT)) for n in (4, 5)]
-    + [(f"word{n}", dict(tokenizer="word", ngram=n)) for n in (1, 2, 3)]
+    + [(f"word{n}", dict(tokenizer="word", ngram=n, normalize=BASE)) for n in (1, 2, 3)]
 )
 ZH_CONFIGS = (
-    [(f"char{n}", dict(tokenizer="char", ngram=n)) for n in (1, 2, 3)]
+    [(f"char{n}", dict(tokenizer="char", ngram=n, normalize=BASE)) for n in (1, 2, 3)]
     + [(f"char{n}_ws", dict(tokenizer="char", ngram=n, normalize=WS)) for n in (1, 2, 3)]
     + [("char2_punct", dict(tokenizer="char", ngram=2, normalize=PUNCT))]
-    + [(f"word{n}", dict(tokenizer="word", ngram=n)) for n in (1, 2)]
-    + [("jieba1", dict(tokenizer="jieba", ngram=1)), ("jieba2", dict(tokenizer="jieba", ngram=2))]
+    + [(f"word{n}", dict(tokenizer="word", ngram=n, normalize=BASE)) for n in (1, 2)]
+    + [("jieba1", dict(tokenizer="jieba", ngram=1, normalize=BASE)),
+       ("jieba2", dict(tokenizer="jieba", ngram=2, normalize=BASE))]
 )
 
 
@@ -243,6 +245,34 @@ def speed(quick: bool) -> dict:
                 "char2_mb_per_cpu_s_2threads": mb / cpu[2],
                 "load_average_after": os.getloadavg()[0]})
     return out
+
+
+def report(res: dict, top: int = 8) -> str:
+    """README tables: the best settings per language (64 and 128 bits) and the speed figures."""
+    out = []
+    for lang, rows in res.get("summary", {}).items():
+        if not rows:
+            continue
+        corpora = [k for k in rows[0] if k not in ("features", "weights", "bits", "mean_f1")]
+        for bits in (64, 128):
+            body = [[r["features"], r["weights"], r["mean_f1"]] + [r[c] for c in corpora]
+                    for r in rows if r["bits"] == bits][:top]
+            out += [f"Best F1 over k, {lang}, {bits} bits (truth: shingle Jaccard >= 0.5; "
+                    "`_ws`: + white space, `_punct`: + punctuation and white space; plain: "
+                    "NFKC + lowercase only)", "",
+                    table(body, ["features", "weights", "mean F1", *corpora]), ""]
+    sp = res.get("speed")
+    if sp:
+        out += [table([
+            ["jieba path / `jieba.lcut` alone (CPU s, one process)",
+             f"{sp['jieba_fingerprint_over_lcut']:.2f}"],
+            ["jieba on 2 processes vs 1 (wall, warm pool)",
+             f"{sp['jieba_speedup_2proc_warm']:.2f}x (bound by parent share: "
+             f"{sp['jieba_speedup_2proc_bound']:.2f}x)"],
+            ["Numba CJK bigrams, 1 thread", f"{sp['char2_mb_s_1thread']:.0f} MB/s"],
+            ["Numba CJK bigrams, 2 threads", f"{sp['char2_mb_s_2threads']:.0f} MB/s"],
+        ], ["Chinese paths", "result"])]
+    return "\n".join(out)
 
 
 def main(argv=None) -> dict:
