@@ -30,7 +30,8 @@ def main() -> None:
         body = importlib.import_module(f"benchmarks.{module}").report(res)
         when = res.get("when", "")
         cpus = res["machine"]["cpus"]
-        body = f"{body}\n\n<sub>Measured {when} by `make bench` on {cpus} cores.</sub>\n"
+        body = (f"{body}\n\n<sub>Measured {when} on {cpus} cores by "
+                f"`python -m benchmarks.{module}` (part of `make bench`).</sub>\n")
         text = marker.sub(lambda m, b=body: m.group(1) + b + m.group(2), text)
         print(f"updated {name}")
     readme.write_text(text)

@@ -175,6 +175,17 @@ def _max_len(offsets, lo, hi):
     return m
 
 
+@njit(cache=True, nogil=True)
+def _scratch(offsets, lo, hi, n, with_set):
+    """Per-chunk buffers for documents ``lo..hi-1``: hashes, word bounds, n-gram bytes and
+    (``with_set``) the hash-set table of :func:`distinct`."""
+    size = _max_len(offsets, lo, hi) + 1
+    set_size = _set_size(size) if with_set else 1
+    return (np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.int64),
+            np.empty(size, dtype=np.int64), np.empty(size + n, dtype=np.uint8),
+            np.empty(set_size, dtype=np.uint64), np.zeros(set_size, dtype=np.int64))
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def fingerprint_texts(data, offsets, chunks, mode, n, seed, classes, binary, words, spread):
     """Fused tokenise + hash + bit sums over documents, in parallel over ``chunks``.
@@ -188,15 +199,8 @@ def fingerprint_texts(data, offsets, chunks, mode, n, seed, classes, binary, wor
     for c in prange(chunks.shape[0] - 1):
         lo = chunks[c]
         hi = chunks[c + 1]
-        size = _max_len(offsets, lo, hi) + 1
-        hashes = np.empty(size, dtype=np.uint64)
-        wstart = np.empty(size, dtype=np.int64)
-        wend = np.empty(size, dtype=np.int64)
-        gram = np.empty(size + n, dtype=np.uint8)
+        hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, binary)
         counts = np.empty(64, dtype=np.uint64)
-        set_size = _set_size(size) if binary else 1
-        table = np.empty(set_size, dtype=np.uint64)
-        stamps = np.zeros(set_size, dtype=np.int64)
         for i in range(lo, hi):
             m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
                            wstart, wend, gram, hashes)
@@ -228,14 +232,7 @@ def feature_counts_texts(data, offsets, chunks, mode, n, seed, classes, binary):
     for c in prange(chunks.shape[0] - 1):
         lo = chunks[c]
         hi = chunks[c + 1]
-        size = _max_len(offsets, lo, hi) + 1
-        hashes = np.empty(size, dtype=np.uint64)
-        wstart = np.empty(size, dtype=np.int64)
-        wend = np.empty(size, dtype=np.int64)
-        gram = np.empty(size + n, dtype=np.uint8)
-        set_size = _set_size(size)
-        table = np.empty(set_size, dtype=np.uint64)
-        stamps = np.zeros(set_size, dtype=np.int64)
+        hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, True)
         for i in range(lo, hi):
             m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
                            wstart, wend, gram, hashes)
@@ -253,11 +250,7 @@ def features_texts(data, offsets, chunks, mode, n, seed, classes, binary, indptr
     for c in prange(chunks.shape[0] - 1):
         lo = chunks[c]
         hi = chunks[c + 1]
-        size = _max_len(offsets, lo, hi) + 1
-        hashes = np.empty(size, dtype=np.uint64)
-        wstart = np.empty(size, dtype=np.int64)
-        wend = np.empty(size, dtype=np.int64)
-        gram = np.empty(size + n, dtype=np.uint8)
+        hashes, wstart, wend, gram, _, _ = _scratch(offsets, lo, hi, n, False)
         for i in range(lo, hi):
             m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
                            wstart, wend, gram, hashes)
