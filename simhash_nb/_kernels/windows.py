@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .bitsums import _max_len
 from .shingles import MODE_CHAR, _next_cp_start, word_bounds
 
 
@@ -41,9 +42,7 @@ def unit_counts(data, offsets, chunks, mode, classes):
     for c in prange(chunks.shape[0] - 1):
         lo = chunks[c]
         hi = chunks[c + 1]
-        size = 1
-        for i in range(lo, hi):
-            size = max(size, offsets[i + 1] - offsets[i] + 1)
+        size = _max_len(offsets, lo, hi) + 1
         ustart = np.empty(size, dtype=np.int64)
         uend = np.empty(size, dtype=np.int64)
         for i in range(lo, hi):
@@ -63,9 +62,7 @@ def window_spans(data, offsets, chunks, mode, classes, window, stride, win_indpt
     for c in prange(chunks.shape[0] - 1):
         lo = chunks[c]
         hi = chunks[c + 1]
-        size = 1
-        for i in range(lo, hi):
-            size = max(size, offsets[i + 1] - offsets[i] + 1)
+        size = _max_len(offsets, lo, hi) + 1
         ustart = np.empty(size, dtype=np.int64)
         uend = np.empty(size, dtype=np.int64)
         for i in range(lo, hi):
