@@ -75,6 +75,27 @@ def is_owner(a, i, b, j, sel, block_masks):
     return False
 
 
+@njit(inline="always", cache=True)
+def row_key(fps, i, kp, ep, hashed, key_bits):
+    """Table key and stored extra bits of row ``i``, gathered from its pieces.
+
+    A piece ``(word, shift, mask, at)`` takes ``(fps[i, word] >> shift) & mask`` to bit
+    ``at`` of the 128-bit raw key (of the extra bits for ``ep``).
+    """
+    klo = np.uint64(0)
+    khi = np.uint64(0)
+    for p in range(kp.shape[0]):
+        v = (fps[i, kp[p, 0]] >> kp[p, 1]) & kp[p, 2]
+        if kp[p, 3] >= _SIXTY_FOUR:
+            khi |= v << (kp[p, 3] - _SIXTY_FOUR)
+        else:
+            klo |= v << kp[p, 3]
+    ev = np.uint64(0)
+    for p in range(ep.shape[0]):
+        ev |= ((fps[i, ep[p, 0]] >> ep[p, 1]) & ep[p, 2]) << ep[p, 3]
+    return _finish_key(klo, khi, hashed, key_bits), ev
+
+
 @njit(cache=True, nogil=True)
 def make_words(
     fps, lo, hi, kp, ep, hashed, key_bits, extra_bits, row_bits, out, hist, tshift, tmask
@@ -95,18 +116,7 @@ def make_words(
             out[i] = (key << low) | (ev << rb) | np.uint64(i)
     else:
         for i in range(lo, hi):
-            klo = np.uint64(0)
-            khi = np.uint64(0)
-            for p in range(kp.shape[0]):
-                v = (fps[i, kp[p, 0]] >> kp[p, 1]) & kp[p, 2]
-                if kp[p, 3] >= _SIXTY_FOUR:
-                    khi |= v << (kp[p, 3] - _SIXTY_FOUR)
-                else:
-                    klo |= v << kp[p, 3]
-            ev = np.uint64(0)
-            for p in range(ep.shape[0]):
-                ev |= ((fps[i, ep[p, 0]] >> ep[p, 1]) & ep[p, 2]) << ep[p, 3]
-            key = _finish_key(klo, khi, hashed, key_bits)
+            key, ev = row_key(fps, i, kp, ep, hashed, key_bits)
             out[i] = (key << low) | (ev << rb) | np.uint64(i)
     for i in range(lo, hi):
         hist[(out[i] >> tshift) & tmask] += 1
@@ -568,18 +578,7 @@ def query_run(
             for tb in range(tabs.shape[0]):
                 kp = key_pieces[tb]
                 ep = extra_pieces[tb]
-                lo_w = np.uint64(0)
-                hi_w = np.uint64(0)
-                for p in range(kp.shape[0]):
-                    v = (q[qi, kp[p, 0]] >> kp[p, 1]) & kp[p, 2]
-                    if kp[p, 3] >= _SIXTY_FOUR:
-                        hi_w |= v << (kp[p, 3] - _SIXTY_FOUR)
-                    else:
-                        lo_w |= v << kp[p, 3]
-                ev = np.uint64(0)
-                for p in range(ep.shape[0]):
-                    ev |= ((q[qi, ep[p, 0]] >> ep[p, 1]) & ep[p, 2]) << ep[p, 3]
-                key = _finish_key(lo_w, hi_w, hashed[tb], key_bits[tb])
+                key, ev = row_key(q, qi, kp, ep, hashed[tb], key_bits[tb])
                 low = np.uint64(extra_bits[tb] + row_bits)
                 emask = ((_ONE << np.uint64(extra_bits[tb])) - _ONE) << rb
                 qword = (key << low) | (ev << rb)
