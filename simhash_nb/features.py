@@ -54,8 +54,12 @@ class FeatureBatch:
         """Number of features of each document."""
         return np.diff(self.indptr)
 
-    def validated(self) -> FeatureBatch:
-        """Check dtypes, shapes and values; return a batch ready for the kernels."""
+    def validated(self, *, check_weights: bool = True) -> FeatureBatch:
+        """Check dtypes, shapes and values; return a batch ready for the kernels.
+
+        ``check_weights=False`` skips the pass over the weights, for callers whose
+        kernel checks each weight as it reads it (see :func:`invalid_weight_error`).
+        """
         indptr = np.asarray(self.indptr)
         hashes = np.asarray(self.hashes)
         weights = np.asarray(self.weights)
@@ -81,13 +85,9 @@ class FeatureBatch:
                 "indptr must start at 0, never decrease, and end at len(hashes) "
                 f"({hashes.shape[0]}); got start {indptr[0]}, end {indptr[-1]}"
             )
-        bad = ~np.isfinite(weights) | (weights < 0)
-        if bad.any():
-            f = int(np.flatnonzero(bad)[0])
-            doc = int(np.searchsorted(indptr, f, side="right") - 1)
-            raise ValueError(
-                f"weights must be finite and >= 0; feature {f} (document {doc}) has {weights[f]}"
-            )
+        if check_weights:
+            if (~np.isfinite(weights) | (weights < 0)).any():
+                raise invalid_weight_error(indptr, weights)
         return FeatureBatch(
             np.ascontiguousarray(indptr),
             np.ascontiguousarray(hashes),
@@ -126,8 +126,32 @@ class FeatureBatch:
         return cls(indptr, flat, w).validated()
 
 
+def invalid_weight_error(indptr: np.ndarray, weights: np.ndarray, doc: int = 0) -> ValueError:
+    """The error naming the first weight from document ``doc`` on that is < 0 or not finite."""
+    start = int(indptr[doc])
+    rest = weights[start:]
+    f = start + int(np.flatnonzero(~np.isfinite(rest) | (rest < 0))[0])
+    doc = int(np.searchsorted(indptr, f, side="right") - 1)
+    return ValueError(
+        f"weights must be finite and >= 0; feature {f} (document {doc}) has {weights[f]}"
+    )
+
+
 def _as_hash_array(h, i: int) -> np.ndarray:
-    arr = np.asarray(h)
+    # numpy turns a list of Python ints >= 2**63 into float64; keep them exact as objects
+    arr = h if isinstance(h, np.ndarray) else np.asarray(h, dtype=object)
+    if arr.dtype == object and arr.size and all(
+        isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+        for x in arr.reshape(-1)
+    ):
+        if any(x < 0 for x in arr.reshape(-1)):
+            raise ValueError(f"document {i}: feature hashes must be non-negative (uint64)")
+        try:
+            return np.array(arr.reshape(-1).tolist(), dtype=np.uint64)
+        except OverflowError:
+            raise ValueError(f"document {i}: feature hashes must be below 2**64") from None
+    if arr.dtype == object:
+        arr = np.asarray(arr.tolist())
     if arr.size == 0:
         return np.empty(0, np.uint64)
     if arr.dtype == np.uint64:
@@ -136,11 +160,6 @@ def _as_hash_array(h, i: int) -> np.ndarray:
         if (arr < 0).any():
             raise ValueError(f"document {i}: feature hashes must be non-negative (uint64)")
         return arr.astype(np.uint64).reshape(-1)
-    if arr.dtype == object:
-        try:
-            return np.array([int(x) for x in arr.reshape(-1)], dtype=np.uint64)
-        except (TypeError, ValueError, OverflowError):
-            pass
     raise TypeError(
         f"document {i}: feature hashes must be unsigned 64-bit integers, got {arr.dtype}"
     )

@@ -22,7 +22,7 @@ from ._kernels import bitsums as _bk
 from ._parallel import balanced_chunks, threads
 from ._text import text_buffers
 from ._unicode import word_classes
-from .features import _MODES, FeatureBatch, is_fast, prepare, text_batch
+from .features import _MODES, FeatureBatch, invalid_weight_error, is_fast, prepare, text_batch
 from .spec import FingerprintSpec
 
 __all__ = ["fingerprint", "fingerprint_features", "make_spec"]
@@ -211,13 +211,15 @@ def fingerprint_features(features, bits: int = 64, *, n_jobs: int | None = None)
     fb = _as_feature_batch(features)
     with threads(n_jobs):
         chunks = balanced_chunks(fb.indptr)
-        out = _bk.fingerprint_csr(fb.indptr, fb.hashes, fb.weights, chunks, bits // 64)
+        out, invalid = _bk.fingerprint_csr(fb.indptr, fb.hashes, fb.weights, chunks, bits // 64)
+    if invalid >= 0:  # the kernel checks every weight as it reads it
+        raise invalid_weight_error(fb.indptr, fb.weights, invalid)
     return out[:, 0] if bits == 64 else out
 
 
 def _as_feature_batch(features) -> FeatureBatch:
     if isinstance(features, FeatureBatch):
-        return features.validated()
+        return features.validated(check_weights=False)
     if isinstance(features, (str, bytes)) or not hasattr(features, "__len__"):
         raise TypeError(
             "features must be a FeatureBatch or a sequence of per-document hash arrays "

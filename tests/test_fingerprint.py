@@ -58,6 +58,58 @@ def test_weighted_features_match_reference(docs, bits):
                             for h, w in zip(hashes, weights, strict=True)]
 
 
+@given(st.lists(st.lists(st.tuples(st.integers(0, 2**64 - 1),
+                                   st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, 3.0, 1e-300, 7e12])),
+                         max_size=12), max_size=6),
+       st.sampled_from([64, 128]), st.sampled_from([np.float32, np.float64]))
+def test_weighted_sums_match_reference_with_ties_and_float32(docs, bits, dtype):
+    # Few distinct weights make exact cancellations (sum == 0 gives bit 0) common;
+    # float32 weights are widened to float64 before they are added, in feature order.
+    fb = sh.FeatureBatch.from_lists([[h for h, _ in d] for d in docs],
+                                    [[w for _, w in d] for d in docs])
+    fb = sh.FeatureBatch(fb.indptr, fb.hashes, fb.weights.astype(dtype))
+    want = [naive.simhash([h for h, _ in d], [float(dtype(w)) for _, w in d], bits) for d in docs]
+    assert fp_ints(sh.fingerprint_features(fb, bits=bits)) == want
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, -1e-9])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_kernel_refuses_bad_weights_naming_the_first(bad, dtype, n_jobs):
+    # A FeatureBatch built directly is checked by the fingerprint kernel as it reads the
+    # weights; the error names the first bad feature and its document, whatever the chunking.
+    rng = np.random.default_rng(0)
+    indptr = np.arange(0, 3001 * 4, 4, dtype=np.int64)
+    hashes = rng.integers(0, 2**63, indptr[-1], dtype=np.uint64)
+    weights = rng.random(indptr[-1]).astype(dtype)
+    weights[[2222 * 4 + 3, 2900 * 4 + 1]] = bad
+    fb = sh.FeatureBatch(indptr, hashes, weights)
+    for bits in (64, 128):
+        with pytest.raises(ValueError, match=r"feature 8891 \(document 2222\)"):
+            sh.fingerprint_features(fb, bits=bits, n_jobs=n_jobs)
+    weights[[2222 * 4 + 3, 2900 * 4 + 1]] = 0.0
+    assert sh.fingerprint_features(fb, n_jobs=n_jobs).shape == (3000,)
+
+
+def test_signed_bit_sums_type_checks():
+    from numba import njit
+    from numba.core.errors import TypingError
+
+    from simhash_nb._kernels.signsums import signed_bit_sums
+
+    @njit
+    def call(h, w):
+        return signed_bit_sums(h, w, 0, h.shape[0], False)
+
+    h = np.array([3, 5], dtype=np.uint64)
+    assert call(h, np.array([1.0, 2.0])) == (5, True)
+    assert call(h, np.array([1.0, -2.0], np.float32))[1] is False
+    with pytest.raises(TypingError, match="uint64"):
+        call(h.astype(np.int64), np.ones(2))
+    with pytest.raises(TypingError, match="C-contiguous"):
+        call(h, np.ones(4)[::2])
+
+
 def test_long_documents_take_the_block_path():
     # > 127 features: the byte counters are flushed into wide totals
     rng = np.random.default_rng(3)
@@ -230,6 +282,18 @@ def test_single_string_is_refused():
 def test_bad_options(kwargs):
     with pytest.raises(ValueError):
         sh.fingerprint(["text"], **kwargs)
+
+
+def test_python_int_hashes_above_2_63_stay_exact():
+    # numpy would read [2**64 - 1, 5] as float64; hashes must arrive bit for bit
+    h = [2**64 - 1, 2**63 + 1, 5]
+    fb = sh.FeatureBatch.from_lists([h])
+    assert fb.hashes.tolist() == h and fb.hashes.dtype == np.uint64
+    assert fp_ints(sh.fingerprint_features([h])) == [naive.simhash(h)]
+    with pytest.raises(ValueError, match="below 2\\*\\*64"):
+        sh.FeatureBatch.from_lists([[2**64]])
+    with pytest.raises(TypeError, match="got float64"):
+        sh.FeatureBatch.from_lists([[1.5, 2]])
 
 
 def test_bad_features():

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from .shingles import doc_hashes, sort_unique
+from .signsums import signed_bit_sums
 from .xxh64 import splitmix64
 
 
@@ -108,23 +109,17 @@ def unit_fingerprint(hashes, m, totals, words, out_row, spread):
 
 
 @njit(cache=True, nogil=True)
-def weighted_fingerprint(hashes, weights, lo, hi, acc, words, out_row):
+def weighted_fingerprint(hashes, weights, lo, hi, words, out_row):
     """Fingerprint of features ``lo..hi-1`` with real weights, into ``out_row``.
 
-    Sums ``+w`` or ``-w`` per bit in float64, in feature order.
+    Sums ``+w`` or ``-w`` per bit in float64, in feature order (see :mod:`.signsums`).
+    Returns False if a weight is negative or not finite (``out_row`` is then garbage).
     """
+    valid = True
     for word in range(words):
-        acc[:] = 0.0
-        for f in range(lo, hi):
-            h = _word_hash(hashes[f], word)
-            w = np.float64(weights[f])
-            for b in range(64):
-                acc[b] += w if (h >> np.uint64(b)) & np.uint64(1) else -w
-        fp = np.uint64(0)
-        for b in range(64):
-            if acc[b] > 0.0:
-                fp |= np.uint64(1) << np.uint64(b)
-        out_row[word] = fp
+        out_row[word], ok = signed_bit_sums(hashes, weights, lo, hi, word == 1)
+        valid = valid and ok
+    return valid
 
 
 _SET_MAX = 1 << 17  # largest hash-set table per chunk; longer documents are sorted instead
@@ -213,14 +208,22 @@ def fingerprint_texts(data, offsets, chunks, mode, n, seed, classes, binary, wor
 
 @njit(parallel=True, cache=True, nogil=True)
 def fingerprint_csr(indptr, hashes, weights, chunks, words):
-    """Fingerprints of a CSR feature batch, in parallel over ``chunks`` of rows."""
+    """Fingerprints of a CSR feature batch, in parallel over ``chunks`` of rows.
+
+    Returns ``(fingerprints uint64[ndocs, words], first_invalid int64)``: the first
+    document with a negative or non-finite weight, or -1 if all weights are valid.
+    """
     ndocs = indptr.shape[0] - 1
+    nchunks = chunks.shape[0] - 1
     out = np.zeros((ndocs, words), dtype=np.uint64)
-    for c in prange(chunks.shape[0] - 1):
-        acc = np.empty(64, dtype=np.float64)
+    invalid = np.full(max(nchunks, 1), ndocs, dtype=np.int64)
+    for c in prange(nchunks):
         for i in range(chunks[c], chunks[c + 1]):
-            weighted_fingerprint(hashes, weights, indptr[i], indptr[i + 1], acc, words, out[i])
-    return out
+            if not weighted_fingerprint(hashes, weights, indptr[i], indptr[i + 1], words, out[i]):
+                invalid[c] = i
+                break
+    first = invalid.min()
+    return out, first if first < ndocs else -1
 
 
 @njit(parallel=True, cache=True, nogil=True)
