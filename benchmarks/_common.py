@@ -32,6 +32,23 @@ def median_time(fn, repeats: int = 5, warmup: int = 1) -> float:
     return statistics.median(times)
 
 
+def interleaved_medians(cases: dict, repeats: int = 5) -> dict:
+    """Median wall time of each ``cases[name]()``, the cases taking turns.
+
+    On a noisy machine a slow spell then hits every case alike instead of the one that
+    happened to run during it, so ratios between cases stay fair.
+    """
+    for fn in cases.values():
+        fn()
+    times = {name: [] for name in cases}
+    for _ in range(repeats):
+        for name, fn in cases.items():
+            t = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
 def load_texts(name: str, limit: int | None = None) -> list[str]:
     """Texts of a corpus in ../shared/data, or of the bundled sample when that is absent."""
     path = SHARED / name

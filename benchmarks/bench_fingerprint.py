@@ -19,7 +19,16 @@ import pyarrow as pa
 
 import simhash_nb as sh
 
-from ._common import ensure_peers, load_texts, median_time, run_peers, save, table, write_jsonl
+from ._common import (
+    ensure_peers,
+    interleaved_medians,
+    load_texts,
+    median_time,
+    run_peers,
+    save,
+    table,
+    write_jsonl,
+)
 
 
 def corpus(quick: bool) -> list[str]:
@@ -39,8 +48,9 @@ def bench_text(texts: list[str], repeats: int) -> dict:
         "word1_lower_128": dict(tokenizer="word", ngram=1, weights="tf", normalize=("lower",),
                                 bits=128),
     }
-    for name, kw in cases.items():
-        t = median_time(lambda kw=kw: sh.fingerprint(arr, **kw), repeats)
+    times = interleaved_medians(
+        {name: (lambda kw=kw: sh.fingerprint(arr, **kw)) for name, kw in cases.items()}, repeats)
+    for name, t in times.items():
         out[name] = {"s": t, "mb_per_s": mb / t, "docs_per_s": len(texts) / t}
     return out
 
@@ -48,9 +58,14 @@ def bench_text(texts: list[str], repeats: int) -> dict:
 def bench_csr(texts: list[str], repeats: int) -> dict:
     fb = sh.features(texts, tokenizer="char", ngram=4)
     fb32 = sh.FeatureBatch(fb.indptr, fb.hashes, fb.weights.astype(np.float32))
-    out = {"nnz": int(fb.hashes.shape[0])}
-    for name, batch in (("float64", fb), ("float32", fb32)):
-        t = median_time(lambda b=batch: sh.fingerprint_features(b), repeats)
+    # real-valued weights (TF-IDF-like) take the same path; no tie-breaking shortcuts
+    real = np.random.default_rng(0).random(fb.hashes.shape[0]) * 5
+    fbr = sh.FeatureBatch(fb.indptr, fb.hashes, real)
+    out = {"nnz": int(fb.hashes.shape[0]), "mean_features_per_doc": fb.hashes.shape[0] / len(fb)}
+    cases = {"float64": fb, "float32": fb32, "float64_real": fbr}
+    times = interleaved_medians(
+        {name: (lambda b=b: sh.fingerprint_features(b)) for name, b in cases.items()}, 3 * repeats)
+    for name, t in times.items():
         out[name] = {"s": t, "m_features_per_s": fb.hashes.shape[0] / t / 1e6}
     return out
 
@@ -140,6 +155,9 @@ def report(res: dict) -> str:
          f"{c['float64']['m_features_per_s']:.0f} M features/s"],
         ["CSR fingerprints (float32 weights)",
          f"{c['float32']['m_features_per_s']:.0f} M features/s"],
+        *([["CSR fingerprints (real-valued float64 weights)",
+            f"{c['float64_real']['m_features_per_s']:.0f} M features/s"]]
+          if "float64_real" in c else []),
         [f"brute-force join, 64-bit, n={j['n']:,}", f"{j['g_pairs_per_s']:.2f} G pairs/s"],
         [f"brute-force join, 128-bit, n={j['n_128']:,}", f"{j['g_pairs_per_s_128']:.2f} G pairs/s"],
         ["import + first fingerprint, warm cache", f"{s['warm_cache_s']:.2f} s"],
