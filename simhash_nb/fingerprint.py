@@ -69,17 +69,26 @@ def _fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, p
         return fps, fb.n_features, valid
     with threads(n_jobs) as n_threads:
         buf = text_buffers(texts, spec.normalize, n_threads)
+        _check_document_sizes(buf.offsets)
         chunks = balanced_chunks(buf.offsets)
         out, nfeat = _bk.fingerprint_texts(
             buf.data, buf.offsets, chunks, _MODES[spec.tokenizer], spec.ngram,
             np.uint64(spec.seed), word_classes(), spec.weights == "binary", spec.words,
-            _bk.SPREAD,
         )
     if not buf.valid.all():
         out[~buf.valid] = 0
         nfeat[~buf.valid] = 0
     fps = out[:, 0] if spec.bits == 64 else out
     return fps, nfeat, buf.valid
+
+
+def _check_document_sizes(offsets: np.ndarray) -> None:
+    # a document has at most one feature per byte; the kernels count features in int32
+    if offsets.shape[0] > 1:
+        sizes = np.diff(offsets)
+        if sizes.max() > _bk.MAX_UNIT_FEATURES:
+            i = int(np.argmax(sizes))
+            raise ValueError(f"texts[{i}] has {sizes[i]:,} bytes; documents must be under 2 GiB")
 
 
 def fingerprint(

@@ -20,6 +20,7 @@ from ._text import text_buffers
 from ._unicode import word_classes
 from ._validation import as_fingerprints, bits_of, check_k, same_width
 from .features import _MODES, is_fast, prepare
+from .fingerprint import _check_document_sizes
 from .spec import FingerprintSpec
 
 __all__ = ["Windows", "window_fingerprints", "containment"]
@@ -119,6 +120,7 @@ def window_fingerprints(
     classes = word_classes()
     with threads(n_jobs) as n_threads:
         buf = text_buffers(texts, spec.normalize, n_threads)
+        _check_document_sizes(buf.offsets)
         chunks = balanced_chunks(buf.offsets)
         tokens = _wk.unit_counts(buf.data, buf.offsets, chunks, mode, classes)
         counts = _window_counts(tokens, window, stride)
@@ -129,7 +131,7 @@ def window_fingerprints(
         wchunks = balanced_chunks(offsets)
         out, _ = _bk.fingerprint_texts(data, offsets, wchunks, mode, spec.ngram,
                                        np.uint64(spec.seed), classes,
-                                       spec.weights == "binary", spec.words, _bk.SPREAD)
+                                       spec.weights == "binary", spec.words)
     doc = np.repeat(np.arange(len(buf), dtype=np.int64), counts)
     widx = np.arange(doc.shape[0], dtype=np.int64) - np.repeat(win_indptr[:-1], counts)
     end = np.minimum(first + window, tokens[doc])

@@ -73,6 +73,36 @@ def test_weighted_sums_match_reference_with_ties_and_float32(docs, bits, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unit_weight_documents_take_the_count_path_with_the_same_bits(dtype):
+    # A CSR document whose weights are all 1 is counted in integers; others are summed in
+    # float64. Both must agree with the reference, also when the two kinds are mixed.
+    rng = np.random.default_rng(5)
+    docs = [rng.integers(0, 2**64 - 1, m, dtype=np.uint64, endpoint=True)
+            for m in (0, 1, 2, 3, 64, 65, 300)]
+    weights = [np.ones(d.shape[0]) for d in docs]
+    weights[3] = weights[3] * 2.0  # all 2: float path, same bits as all 1
+    weights[4][7] = 1.5  # mixed: float path
+    fb = sh.FeatureBatch.from_lists(docs, weights)
+    fb = sh.FeatureBatch(fb.indptr, fb.hashes, fb.weights.astype(dtype))
+    for bits in (64, 128):
+        want = [naive.simhash(d.tolist(), w.tolist(), bits)
+                for d, w in zip(docs, weights, strict=True)]
+        assert fp_ints(sh.fingerprint_features(fb, bits=bits)) == want
+        unit = [naive.simhash(d.tolist(), None, bits) for d in docs]
+        assert want[3] == unit[3]
+
+
+def test_documents_of_2_gib_are_refused(monkeypatch):
+    from simhash_nb._kernels import bitsums
+
+    monkeypatch.setattr(bitsums, "MAX_UNIT_FEATURES", 10)  # the Python-side check only
+    with pytest.raises(ValueError, match=r"texts\[1\] has 20 bytes"):
+        sh.fingerprint(["short", "x" * 20])
+    with pytest.raises(ValueError, match=r"texts\[0\] has 11 bytes"):
+        sh.window_fingerprints(["x" * 11], window=3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, -1e-9])
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_kernel_refuses_bad_weights_naming_the_first(bad, dtype, n_jobs):
@@ -110,10 +140,27 @@ def test_signed_bit_sums_type_checks():
         call(h, np.ones(4)[::2])
 
 
-def test_long_documents_take_the_block_path():
-    # > 127 features: the byte counters are flushed into wide totals
+def test_bit_majority_type_checks_and_ties():
+    from numba import njit
+    from numba.core.errors import TypingError
+
+    from simhash_nb._kernels.signsums import bit_majority
+
+    @njit
+    def call(h):
+        return bit_majority(h, 0, h.shape[0], False)
+
+    assert call(np.array([3, 5, 1], dtype=np.uint64)) == 1  # bit 0: 3 of 3; bits 1, 2: 1 of 3
+    assert call(np.array([3, 5], dtype=np.uint64)) == 1  # bits 1 and 2 tie: 0
+    assert call(np.empty(0, dtype=np.uint64)) == 0
+    with pytest.raises(TypingError, match="uint64"):
+        call(np.array([1], dtype=np.int64))
+
+
+def test_long_documents_count_exactly():
+    # unit weights are counted in int32 lanes: go past 8- and 16-bit counter limits
     rng = np.random.default_rng(3)
-    for m in (126, 127, 128, 254, 255, 1000, 5000):
+    for m in (126, 127, 128, 254, 255, 256, 1000, 5000, 70_000):
         h = rng.integers(0, 2**64 - 1, m, dtype=np.uint64, endpoint=True)
         text_fp = sh.fingerprint_features([h], bits=128)
         assert fp_ints(text_fp) == [naive.simhash(h.tolist(), None, 128)]

@@ -7,7 +7,8 @@ Fingerprint bit ``b`` is 1 iff its sum is ``> 0`` (ties and empty documents give
 
 Unit weights (term frequency, binary) use integer counts: bit ``b`` is 1 iff more
 than half of the ``m`` features have it set, exactly. Real weights sum in float64 in
-feature order.
+feature order. A CSR document whose weights are all 1 takes the integer path; the
+float sums of ``+-1`` are exact, so both paths give the same bits.
 """
 
 from __future__ import annotations
@@ -16,96 +17,20 @@ import numpy as np
 from numba import njit, prange
 
 from .shingles import doc_hashes, sort_unique
-from .signsums import signed_bit_sums
-from .xxh64 import splitmix64
+from .signsums import bit_majority, signed_bit_sums
 
-
-@njit(inline="always", cache=True)
-def _word_hash(h, word):
-    return h if word == 0 else splitmix64(h)
-
-
-_H = np.uint64(0x8080808080808080)
-_ONES = np.uint64(0x0101010101010101)
-_GATHER = np.uint64(0x0102040810204080)
-_BLOCK = 127  # byte counters hold at most this many features, so they never carry
-
-
-def spread_table() -> np.ndarray:
-    """uint64[256]: byte ``v`` spread so that bit ``j`` of ``v`` is the low bit of byte ``j``."""
-    v = np.arange(256, dtype=np.uint64)
-    out = np.zeros(256, dtype=np.uint64)
-    for j in range(8):
-        out |= ((v >> np.uint64(j)) & np.uint64(1)) << np.uint64(8 * j)
-    return out
-
-
-SPREAD = spread_table()
-
-
-
-
-@njit(inline="always", cache=True)
-def _byte_at_least(acc, t):
-    """Bit j is 1 iff byte j of ``acc`` (each <= 127) is >= t (1 <= t <= 64)."""
-    mask = ((acc | _H) - np.uint64(t) * _ONES) & _H
-    return ((mask >> np.uint64(7)) * _GATHER) >> np.uint64(56)
+MAX_UNIT_FEATURES = 2**31 - 1  # bit_majority counts in int32 lanes
 
 
 @njit(cache=True, nogil=True)
-def unit_fingerprint(hashes, m, totals, words, out_row, spread):
-    """Fingerprint of ``hashes[:m]``, each with weight 1, into ``out_row`` (uint64[words]).
+def unit_fingerprint(hashes, lo, hi, words, out_row):
+    """Fingerprint of features ``lo..hi-1``, each with weight 1, into ``out_row``.
 
-    Bit ``b`` is 1 iff more than half of the features have it set. Counts are kept
-    eight to a uint64 (one byte per bit position) in blocks of 127 features.
+    Bit ``b`` is 1 iff more than half of the features have it set (see :mod:`.signsums`).
+    Needs ``hi - lo <= MAX_UNIT_FEATURES``.
     """
     for word in range(words):
-        totals[:] = 0
-        f = 0
-        while True:
-            stop = min(m, f + _BLOCK)
-            a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.uint64(0)
-            for g in range(f, stop):
-                h = _word_hash(hashes[g], word)
-                a0 += spread[h & np.uint64(255)]
-                a1 += spread[(h >> np.uint64(8)) & np.uint64(255)]
-                a2 += spread[(h >> np.uint64(16)) & np.uint64(255)]
-                a3 += spread[(h >> np.uint64(24)) & np.uint64(255)]
-                a4 += spread[(h >> np.uint64(32)) & np.uint64(255)]
-                a5 += spread[(h >> np.uint64(40)) & np.uint64(255)]
-                a6 += spread[(h >> np.uint64(48)) & np.uint64(255)]
-                a7 += spread[h >> np.uint64(56)]
-            if f == 0 and stop == m:  # the common short document: compare bytes directly
-                t = m // 2 + 1
-                fp = np.uint64(0)
-                if m > 0:
-                    fp = (_byte_at_least(a0, t) | (_byte_at_least(a1, t) << np.uint64(8))
-                          | (_byte_at_least(a2, t) << np.uint64(16))
-                          | (_byte_at_least(a3, t) << np.uint64(24))
-                          | (_byte_at_least(a4, t) << np.uint64(32))
-                          | (_byte_at_least(a5, t) << np.uint64(40))
-                          | (_byte_at_least(a6, t) << np.uint64(48))
-                          | (_byte_at_least(a7, t) << np.uint64(56)))
-                out_row[word] = fp
-                break
-            for j in range(8):
-                sh = np.uint64(8 * j)
-                totals[j] += (a0 >> sh) & np.uint64(255)
-                totals[8 + j] += (a1 >> sh) & np.uint64(255)
-                totals[16 + j] += (a2 >> sh) & np.uint64(255)
-                totals[24 + j] += (a3 >> sh) & np.uint64(255)
-                totals[32 + j] += (a4 >> sh) & np.uint64(255)
-                totals[40 + j] += (a5 >> sh) & np.uint64(255)
-                totals[48 + j] += (a6 >> sh) & np.uint64(255)
-                totals[56 + j] += (a7 >> sh) & np.uint64(255)
-            f = stop
-            if f >= m:
-                fp = np.uint64(0)
-                for b in range(64):
-                    if np.uint64(2) * totals[b] > np.uint64(m):
-                        fp |= np.uint64(1) << np.uint64(b)
-                out_row[word] = fp
-                break
+        out_row[word] = bit_majority(hashes, lo, hi, word == 1)
 
 
 @njit(cache=True, nogil=True)
@@ -182,7 +107,7 @@ def _scratch(offsets, lo, hi, n, with_set):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def fingerprint_texts(data, offsets, chunks, mode, n, seed, classes, binary, words, spread):
+def fingerprint_texts(data, offsets, chunks, mode, n, seed, classes, binary, words):
     """Fused tokenise + hash + bit sums over documents, in parallel over ``chunks``.
 
     Returns ``(fingerprints uint64[ndocs, words], n_features int64[ndocs])``.
@@ -195,15 +120,22 @@ def fingerprint_texts(data, offsets, chunks, mode, n, seed, classes, binary, wor
         lo = chunks[c]
         hi = chunks[c + 1]
         hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, binary)
-        counts = np.empty(64, dtype=np.uint64)
         for i in range(lo, hi):
             m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
                            wstart, wend, gram, hashes)
             if binary:
                 m = distinct(hashes, m, table, stamps, i + 1)
             nfeat[i] = m
-            unit_fingerprint(hashes, m, counts, words, out[i], spread)
+            unit_fingerprint(hashes, 0, m, words, out[i])
     return out, nfeat
+
+
+@njit(inline="always", cache=True)
+def _all_ones(weights, lo, hi):
+    for f in range(lo, hi):  # real weights leave at once; unit ones are read again, from cache
+        if weights[f] != 1.0:
+            return False
+    return True
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -219,7 +151,11 @@ def fingerprint_csr(indptr, hashes, weights, chunks, words):
     invalid = np.full(max(nchunks, 1), ndocs, dtype=np.int64)
     for c in prange(nchunks):
         for i in range(chunks[c], chunks[c + 1]):
-            if not weighted_fingerprint(hashes, weights, indptr[i], indptr[i + 1], words, out[i]):
+            lo = indptr[i]
+            hi = indptr[i + 1]
+            if hi - lo <= MAX_UNIT_FEATURES and _all_ones(weights, lo, hi):
+                unit_fingerprint(hashes, lo, hi, words, out[i])
+            elif not weighted_fingerprint(hashes, weights, lo, hi, words, out[i]):
                 invalid[c] = i
                 break
     first = invalid.min()

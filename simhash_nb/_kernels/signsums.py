@@ -1,18 +1,24 @@
-"""Weighted sign sums of 64 hash bits, written as LLVM vector IR.
+"""Bit sums of 64-bit feature hashes, written as LLVM vector IR.
 
-For features ``lo..hi-1`` with hashes ``h`` and weights ``w``, the sum for bit ``b`` is
-``sum(+w if bit b of h else -w)``, added in float64 in feature order; the result is a
-``uint64`` whose bit ``b`` is 1 iff that sum is ``> 0``. This is the CSR fingerprint's
-inner loop. It also reports whether every weight it read was finite and ``>= 0``, so
-callers need no separate pass over the weights to validate them.
+:func:`signed_bit_sums` serves real weights. For features ``lo..hi-1`` with hashes
+``h`` and weights ``w``, the sum for bit ``b`` is ``sum(+w if bit b of h else -w)``,
+added in float64 in feature order; the result is a ``uint64`` whose bit ``b`` is 1 iff
+that sum is ``> 0``. It also reports whether every weight it read was finite and
+``>= 0``, so callers need no separate pass over the weights to validate them.
 
-Numba keeps a ``float64[64]`` accumulator in memory, so every feature loads and stores
-all 64 sums and the loop runs at the speed of store-to-load forwarding. Here the 64
-sums are eight ``<8 x double>`` values in SSA registers: per feature, eight byte-wide
-masks select ``+w`` or ``-w`` and eight vector adds accumulate them. On AVX-512 that is
-one ``vblendmpd`` and one ``vaddpd`` per eight bits; elsewhere LLVM splits the vectors
-into the widths the machine has. The additions are the same IEEE operations in the same
-order as the scalar loop, so the results are identical bit for bit.
+:func:`bit_majority` serves unit weights (binary, or one feature per occurrence):
+bit ``b`` is 1 iff more than half of the ``m`` features have it set. That is the same
+test, ``count - (m - count) > 0``, done exactly in integers.
+
+Numba keeps a ``float64[64]`` accumulator in memory, so every feature would load and
+store all 64 sums and the loop would run at the speed of store-to-load forwarding.
+Here the sums live in SSA vector registers: eight ``<8 x double>`` (real weights), or
+four ``<16 x i32>`` counters (unit weights). Per feature a byte (or 16 bits) of the
+hash, bitcast to a lane mask, selects ``+w`` or ``-w`` (or adds 0/1) in each vector.
+On AVX-512 that is one ``vblendmpd`` and one ``vaddpd`` per eight bits, or one masked
+``vpaddd`` per sixteen; elsewhere LLVM splits the vectors into the widths the machine
+has. The float additions are the same IEEE operations in the same order as a scalar
+loop, so results are identical bit for bit.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ _I64 = ir.IntType(64)
 _F64 = ir.DoubleType()
 _V8 = ir.VectorType(_F64, 8)
 _MASK8 = ir.VectorType(ir.IntType(1), 8)
+_V16I = ir.VectorType(_I32, 16)
+_MASK16 = ir.VectorType(ir.IntType(1), 16)
 
 
 def _u64(value: int) -> ir.Constant:
@@ -42,10 +50,54 @@ def _splitmix64(builder: ir.IRBuilder, h: ir.Value) -> ir.Value:
     return builder.xor(z, builder.lshr(z, _u64(31)))
 
 
-def _splat(builder: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    one = builder.insert_element(ir.Constant(_V8, ir.Undefined), x, ir.Constant(_I32, 0))
-    return builder.shuffle_vector(one, ir.Constant(_V8, ir.Undefined),
-                                  ir.Constant(ir.VectorType(_I32, 8), [0] * 8))
+def _splat(builder: ir.IRBuilder, x: ir.Value, vt: ir.VectorType = _V8) -> ir.Value:
+    one = builder.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(_I32, 0))
+    return builder.shuffle_vector(one, ir.Constant(vt, ir.Undefined),
+                                  ir.Constant(ir.VectorType(_I32, vt.count), [0] * vt.count))
+
+
+def _as_i1(builder: ir.IRBuilder, flag: ir.Value) -> ir.Value:
+    if flag.type == ir.IntType(1):
+        return flag
+    return builder.icmp_unsigned("!=", flag, ir.Constant(flag.type, 0))
+
+
+def _feature_loop(builder, lo, hi, inits, step):
+    """Emit ``for f in range(lo, hi): carried = step(f, carried)``; return the final values.
+
+    ``inits`` are the loop-carried values on entry; they stay SSA phis, so LLVM keeps
+    them in registers.
+    """
+    entry = builder.block
+    head = builder.append_basic_block("features.head")
+    body = builder.append_basic_block("features.body")
+    done = builder.append_basic_block("features.done")
+    builder.branch(head)
+
+    builder.position_at_end(head)
+    f = builder.phi(_I64)
+    f.add_incoming(lo, entry)
+    carried = []
+    for init in inits:
+        phi = builder.phi(init.type)
+        phi.add_incoming(init, entry)
+        carried.append(phi)
+    builder.cbranch(builder.icmp_signed("<", f, hi), body, done)
+
+    builder.position_at_end(body)
+    updated = step(f, carried)
+    f.add_incoming(builder.add(f, _u64(1)), builder.block)
+    for phi, value in zip(carried, updated):
+        phi.add_incoming(value, builder.block)
+    builder.branch(head)
+
+    builder.position_at_end(done)
+    return carried
+
+
+def _load_hash(builder, hptr, f, mixed):
+    h = builder.load(builder.gep(hptr, [f]))
+    return builder.select(mixed, _splitmix64(builder, h), h)
 
 
 def _is_c_array(ty, dtypes) -> bool:
@@ -72,54 +124,68 @@ def signed_bit_sums(typingctx, hashes, weights, lo, hi, mixed):
         hs, ws, lo, hi, mixed = args
         hptr = context.make_array(signature.args[0])(context, builder, hs).data
         wptr = context.make_array(signature.args[1])(context, builder, ws).data
-        if mixed.type != ir.IntType(1):
-            mixed = builder.icmp_unsigned("!=", mixed, ir.Constant(mixed.type, 0))
+        mixed = _as_i1(builder, mixed)
         zero = ir.Constant(_V8, [0.0] * 8)
-        true = ir.Constant(ir.IntType(1), 1)
-        entry = builder.block
-        head = builder.append_basic_block("signsums.head")
-        body = builder.append_basic_block("signsums.body")
-        done = builder.append_basic_block("signsums.done")
-        builder.branch(head)
 
-        builder.position_at_end(head)
-        f = builder.phi(_I64)
-        f.add_incoming(lo, entry)
-        valid = builder.phi(ir.IntType(1))
-        valid.add_incoming(true, entry)
-        sums = []
-        for _ in range(8):
-            s = builder.phi(_V8)
-            s.add_incoming(zero, entry)
-            sums.append(s)
-        builder.cbranch(builder.icmp_signed("<", f, hi), body, done)
+        def step(f, carried):
+            valid, sums = carried[0], carried[1:]
+            h = _load_hash(builder, hptr, f, mixed)
+            w = builder.load(builder.gep(wptr, [f]))
+            if w.type != _F64:
+                w = builder.fpext(w, _F64)
+            w_ok = builder.and_(builder.fcmp_ordered(">=", w, ir.Constant(_F64, 0.0)),
+                                builder.fcmp_ordered("!=", w, ir.Constant(_F64, float("inf"))))
+            plus = _splat(builder, w)
+            minus = builder.fneg(plus)
+            added = []
+            for k, s in enumerate(sums):  # byte k of h holds bits 8k..8k+7; bit j picks lane j
+                mask = builder.bitcast(builder.trunc(builder.lshr(h, _u64(8 * k)), _I8), _MASK8)
+                added.append(builder.fadd(s, builder.select(mask, plus, minus)))
+            return [builder.and_(valid, w_ok), *added]
 
-        builder.position_at_end(body)
-        h = builder.load(builder.gep(hptr, [f]))
-        h = builder.select(mixed, _splitmix64(builder, h), h)
-        w = builder.load(builder.gep(wptr, [f]))
-        if w.type != _F64:
-            w = builder.fpext(w, _F64)
-        w_ok = builder.and_(builder.fcmp_ordered(">=", w, ir.Constant(_F64, 0.0)),
-                            builder.fcmp_ordered("!=", w, ir.Constant(_F64, float("inf"))))
-        plus = _splat(builder, w)
-        minus = builder.fneg(plus)
-        added = []
-        for k in range(8):  # byte k of h holds bits 8k..8k+7; its bit j picks lane j
-            byte = builder.trunc(builder.lshr(h, _u64(8 * k)), _I8)
-            mask = builder.bitcast(byte, _MASK8)
-            added.append(builder.fadd(sums[k], builder.select(mask, plus, minus)))
-        f.add_incoming(builder.add(f, _u64(1)), builder.block)
-        valid.add_incoming(builder.and_(valid, w_ok), builder.block)
-        for s, a in zip(sums, added):
-            s.add_incoming(a, builder.block)
-        builder.branch(head)
-
-        builder.position_at_end(done)
+        valid, *sums = _feature_loop(builder, lo, hi, [ir.Constant(ir.IntType(1), 1)]
+                                     + [zero] * 8, step)
         fp = _u64(0)
-        for k in range(8):
-            positive = builder.bitcast(builder.fcmp_ordered(">", sums[k], zero), _I8)
+        for k, s in enumerate(sums):
+            positive = builder.bitcast(builder.fcmp_ordered(">", s, zero), _I8)
             fp = builder.or_(fp, builder.shl(builder.zext(positive, _I64), _u64(8 * k)))
         return context.make_tuple(builder, result, [fp, valid])
+
+    return sig, codegen
+
+
+@intrinsic
+def bit_majority(typingctx, hashes, lo, hi, mixed):
+    """``uint64``: bit ``b`` is 1 iff more than half of features ``lo..hi-1`` have it set.
+
+    ``hashes`` is C-contiguous ``uint64[:]``; ``0 <= lo <= hi <= len`` and
+    ``hi - lo < 2**31`` are the caller's duty. ``mixed`` as in :func:`signed_bit_sums`.
+    """
+    if not _is_c_array(hashes, (types.uint64,)):
+        raise errors.TypingError("bit_majority: hashes must be a C-contiguous uint64[:]")
+    sig = types.uint64(hashes, types.int64, types.int64, types.boolean)
+
+    def codegen(context, builder, signature, args):
+        hs, lo, hi, mixed = args
+        hptr = context.make_array(signature.args[0])(context, builder, hs).data
+        mixed = _as_i1(builder, mixed)
+
+        def step(f, counts):
+            h = _load_hash(builder, hptr, f, mixed)
+            out = []
+            for k, c in enumerate(counts):  # bits 16k..16k+15 of h, one per lane
+                mask = builder.bitcast(builder.trunc(builder.lshr(h, _u64(16 * k)),
+                                                     ir.IntType(16)), _MASK16)
+                out.append(builder.add(c, builder.zext(mask, _V16I)))
+            return out
+
+        counts = _feature_loop(builder, lo, hi, [ir.Constant(_V16I, [0] * 16)] * 4, step)
+        m = _splat(builder, builder.trunc(builder.sub(hi, lo), _I32), _V16I)
+        fp = _u64(0)
+        for k, c in enumerate(counts):
+            twice = builder.shl(c, ir.Constant(_V16I, [1] * 16))
+            above = builder.bitcast(builder.icmp_signed(">", twice, m), ir.IntType(16))
+            fp = builder.or_(fp, builder.shl(builder.zext(above, _I64), _u64(16 * k)))
+        return fp
 
     return sig, codegen
