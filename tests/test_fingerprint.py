@@ -215,6 +215,36 @@ def test_same_fingerprints_in_processes_with_other_hash_seeds():
     assert len(outs) == 1
 
 
+_PORTABLE = """
+import json, sys
+import numpy as np
+import simhash_nb as sh
+rng = np.random.default_rng(11)
+docs = [rng.integers(0, 2**64 - 1, m, dtype=np.uint64, endpoint=True) for m in (0, 1, 7, 300)]
+real = [rng.random(d.shape[0]) * 3 for d in docs]
+out = {"texts": sh.fingerprint(["near duplicate text", "重复的文本", ""], bits=128).tolist(),
+       "unit": sh.fingerprint_features(docs, bits=128).tolist(),
+       "real": sh.fingerprint_features(list(zip(docs, real)), bits=128).tolist()}
+json.dump(out, sys.stdout)
+"""
+
+
+@pytest.mark.parametrize("cpu", ["x86-64", "haswell"])
+def test_same_fingerprints_when_compiled_for_other_cpus(cpu, tmp_path):
+    # The bit-sum kernels are hand-written LLVM vector IR; LLVM lowers it differently for
+    # SSE2-only, AVX2 and AVX-512 machines. All of them must give the same bits.
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("x86 CPU names")
+    runs = []
+    for env in ({}, {"NUMBA_CPU_NAME": cpu, "NUMBA_CPU_FEATURES": "",
+                     "NUMBA_CACHE_DIR": str(tmp_path)}):
+        runs.append(subprocess.run([sys.executable, "-c", _PORTABLE], capture_output=True,
+                                   env=dict(os.environ, **env), text=True, check=True).stdout)
+    assert runs[0] == runs[1] and '"real": [[' in runs[0]
+
+
 # --- inputs ---------------------------------------------------------------------------
 
 TEXTS = ["Near-duplicate detection", "near duplicate detection!", "", "中文 text", "x"]

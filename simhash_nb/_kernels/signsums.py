@@ -13,12 +13,14 @@ test, ``count - (m - count) > 0``, done exactly in integers.
 Numba keeps a ``float64[64]`` accumulator in memory, so every feature would load and
 store all 64 sums and the loop would run at the speed of store-to-load forwarding.
 Here the sums live in SSA vector registers: eight ``<8 x double>`` (real weights), or
-four ``<16 x i32>`` counters (unit weights). Per feature a byte (or 16 bits) of the
-hash, bitcast to a lane mask, selects ``+w`` or ``-w`` (or adds 0/1) in each vector.
-On AVX-512 that is one ``vblendmpd`` and one ``vaddpd`` per eight bits, or one masked
-``vpaddd`` per sixteen; elsewhere LLVM splits the vectors into the widths the machine
-has. The float additions are the same IEEE operations in the same order as a scalar
-loop, so results are identical bit for bit.
+four ``<16 x i32>`` counters (unit weights). Per feature, a lane mask made from the
+hash's bits selects ``+w`` or ``-w`` (or adds 0/1) in each vector. On AVX-512 that is
+one ``vptestmq``, ``vblendmpd`` and ``vaddpd`` per eight bits, or one masked ``vpaddd``
+per sixteen; elsewhere LLVM splits the vectors into the widths the machine has. (For
+the float sums the mask is ``splat(h) & (1 << bit) != 0`` rather than a bitcast byte:
+the same speed on AVX-512 and twice as fast on AVX2, which has no mask registers.)
+The float additions are the same IEEE operations in the same order as a scalar loop, so
+results are identical bit for bit.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
 _F64 = ir.DoubleType()
 _V8 = ir.VectorType(_F64, 8)
-_MASK8 = ir.VectorType(ir.IntType(1), 8)
 _V16I = ir.VectorType(_I32, 16)
+_V8I = ir.VectorType(_I64, 8)
+_ZERO8I = ir.Constant(_V8I, [0] * 8)
 _MASK16 = ir.VectorType(ir.IntType(1), 16)
 
 
@@ -137,9 +140,11 @@ def signed_bit_sums(typingctx, hashes, weights, lo, hi, mixed):
                                 builder.fcmp_ordered("!=", w, ir.Constant(_F64, float("inf"))))
             plus = _splat(builder, w)
             minus = builder.fneg(plus)
+            hv = _splat(builder, h, _V8I)
             added = []
-            for k, s in enumerate(sums):  # byte k of h holds bits 8k..8k+7; bit j picks lane j
-                mask = builder.bitcast(builder.trunc(builder.lshr(h, _u64(8 * k)), _I8), _MASK8)
+            for k, s in enumerate(sums):  # lane j of vector k: bit 8k + j
+                bit = ir.Constant(_V8I, [1 << (8 * k + j) for j in range(8)])
+                mask = builder.icmp_unsigned("!=", builder.and_(hv, bit), _ZERO8I)
                 added.append(builder.fadd(s, builder.select(mask, plus, minus)))
             return [builder.and_(valid, w_ok), *added]
 
