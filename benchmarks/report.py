@@ -13,7 +13,8 @@ import re
 
 from ._common import RESULTS, ROOT
 
-SECTIONS = {"fingerprint": "bench_fingerprint", "search": "bench_search",
+SECTIONS = {"fingerprint": "bench_fingerprint", "bitsums": "bench_bitsums",
+            "search": "bench_search",
             "accessors": "bench_accessors", "evaluate": "bench_evaluate",
             "features": "bench_features", "distributed": "bench_distributed"}
 
