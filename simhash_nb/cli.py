@@ -155,10 +155,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="run the whole job on bundled sample corpora",
                        description="Fingerprint the bundled SPDX licence texts and fortunes, "
-                       "find near-duplicate pairs and clusters, print a summary and write "
+                       "choose k for each against an exact Jaccard ground truth, find "
+                       "near-duplicate pairs and clusters, print a summary and write "
                        "pairs, clusters, fingerprints and a plot into --out.")
     p.add_argument("--out", default="demo-output", help="output folder (default demo-output)")
-    _add_k(p)
+    p.add_argument("-k", "--k", type=int, default=None, dest="k",
+                   help="largest Hamming distance counted as a near duplicate (default: "
+                   "tuned per corpus, the best F1 against the Jaccard ground truth)")
+    p.add_argument("--jaccard", type=float, default=0.7, metavar="J",
+                   help="ground truth for tuning k: texts whose shingle sets have Jaccard "
+                   "similarity >= J are near duplicates (default 0.7)")
     p.add_argument("--examples", type=int, default=4, help="example pairs shown per corpus")
     p.add_argument("--traceback", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_demo)
@@ -612,30 +618,41 @@ def _cmd_demo(args) -> int:
     import pandas as pd
 
     from . import datasets
+    from .evaluate import jaccard_pairs, recommend_k, threshold_table
     from .fingerprint import make_spec
     from .hamming import hamming_matrix
     from .io import write_parquet
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    k = args.k
     # Runs of white space and punctuation would otherwise dominate the tf weights of
     # indented or decorated texts (ASCII art, code) and pull unrelated ones together.
     spec = make_spec(normalize=DEMO_NORMALIZE)
     corpora = {"licences": datasets.load_licences(), "fortunes": datasets.load_fortunes()}
-    all_pairs, all_clusters, all_fps, nn = [], [], [], {}
+    all_pairs, all_clusters, all_fps, nn, ks = [], [], [], {}, {}
+    how = (f"within k={args.k} bits" if args.k is not None else
+           "within k bits, k chosen per corpus: the best F1 against exact Jaccard "
+           f">= {args.jaccard}")
     print(f"simhash_nb demo: 64-bit SimHash of character {spec.ngram}-grams after "
-          f"{'+'.join(spec.normalize)} normalisation; near duplicates within k={k} bits\n")
+          f"{'+'.join(spec.normalize)} normalisation; near duplicates {how}\n")
     for name, df in corpora.items():
         t0 = time.perf_counter()
         df = df.set_index("id", drop=False).rename_axis(None)
         df = df.simhash.fingerprint(spec=spec)
+        k = args.k
+        if k is None:  # the tuning workflow: ground truth, threshold table, recommendation
+            truth = jaccard_pairs(df["text"], threshold=args.jaccard, spec=spec)
+            rec = recommend_k(threshold_table(df["simhash"].simhash.to_numpy(), truth))
+            k = rec.k
+            print(f"{name}: k={k} ({len(truth):,} pairs with Jaccard >= {args.jaccard}; at k={k} "
+                  f"precision {rec.precision:.2f}, recall {rec.recall:.2f}, F1 {rec.f1:.2f})")
+        ks[name] = k
         pairs = df.simhash.near_duplicates(k=k)
         labels = df.simhash.clusters(k=k)
         elapsed = time.perf_counter() - t0
         sizes = labels.value_counts()
         texts = df["text"]
-        print(f"{name}: {len(df):,} texts, {len(pairs):,} near-duplicate pairs, "
+        print(f"{name}: {len(df):,} texts, {len(pairs):,} near-duplicate pairs within {k} bits, "
               f"{int((sizes > 1).sum()):,} clusters of 2+ texts (largest {int(sizes.max())}), "
               f"{len(df) - len(sizes):,} texts redundant; {elapsed * 1000:.0f} ms")
         print("\n".join(_side_by_side(_examples(pairs, args.examples), texts)) + "\n")
@@ -664,10 +681,10 @@ def _cmd_demo(args) -> int:
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for ax, (name, d) in zip(axes, nn.items()):
         bins = np.arange(0, min(int(d.max()), 40) + 2) - 0.5
-        near = d <= k
+        near = d <= ks[name]
         ax.hist(d[~near], bins=bins, color="#8aa1b1", label="other texts")
-        ax.hist(d[near], bins=bins, color="#d1495b", label=f"near duplicate (≤ {k} bits)")
-        ax.axvline(k + 0.5, color="black", linestyle="--", linewidth=1)
+        ax.hist(d[near], bins=bins, color="#d1495b", label=f"near duplicate (≤ {ks[name]} bits)")
+        ax.axvline(ks[name] + 0.5, color="black", linestyle="--", linewidth=1)
         ax.set_title(f"{name}: {len(d):,} texts")
         ax.set_xlabel("Hamming distance to the nearest other text")
         ax.set_ylabel("texts")

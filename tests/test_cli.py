@@ -2,6 +2,7 @@ import functools
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -259,14 +260,27 @@ def test_demo(tmp_path, capsys):
     files = sorted(os.listdir(tmp_path / "demo"))
     assert files == ["clusters.csv", "fingerprints.parquet", "nearest_neighbour_distance.png",
                      "pairs.csv"]
+    # k is tuned per corpus against exact Jaccard >= 0.7, and every pair respects it
+    ks = {m[0]: int(m[1]) for m in re.findall(r"^(\w+): k=(\d+) \(", out, re.M)}
+    assert set(ks) == {"licences", "fortunes"} and all(3 < k < 20 for k in ks.values())
+    assert re.search(r"fortunes: k=\d+ .*F1 0\.9\d", out)
     pairs = pd.read_csv(tmp_path / "demo" / "pairs.csv")
-    assert set(pairs["corpus"]) == {"licences", "fortunes"} and (pairs["distance"] <= 3).all()
+    assert set(pairs["corpus"]) == {"licences", "fortunes"}
+    assert (pairs["distance"] <= pairs["corpus"].map(ks)).all()
+    assert (pairs.groupby("corpus")["distance"].max() > 3).all()
     clusters = pd.read_csv(tmp_path / "demo" / "clusters.csv")
     assert (clusters["cluster_size"] >= 2).all()
     assert (tmp_path / "demo" / "nearest_neighbour_distance.png").read_bytes()[:4] == \
         b"\x89PNG"
     fps = sh.read_parquet(tmp_path / "demo" / "fingerprints.parquet")
     assert fps["simhash"].simhash.spec.normalize == cli.DEMO_NORMALIZE
+
+
+def test_demo_with_a_fixed_k(tmp_path, capsys):
+    assert cli.main(["demo", "--out", str(tmp_path), "-k", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "within k=3 bits" in out and " k=3 (" not in out  # no tuning
+    assert (pd.read_csv(tmp_path / "pairs.csv")["distance"] <= 3).all()
 
 
 def test_tune(tmp_path, capsys):
