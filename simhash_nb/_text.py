@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -47,8 +48,9 @@ def _first_bad_position(values) -> tuple[int, object]:
     return -1, None
 
 
-def _bad_input_error(values) -> Exception:
+def _bad_input_error(values, start: int = 0) -> Exception:
     pos, v = _first_bad_position(values)
+    pos = pos + start if pos >= 0 else pos
     if pos < 0:
         return TypeError("texts must be strings (or None/NaN for missing values)")
     if isinstance(v, bytes):
@@ -59,10 +61,11 @@ def _bad_input_error(values) -> Exception:
     )
 
 
-def to_arrow(texts) -> pa.Array:
+def to_arrow(texts, start: int = 0) -> pa.Array:
     """Any sequence of strings (list, numpy, pandas, pyarrow) to one ``large_string`` array.
 
     Arrow-backed input is used without copying the text. Byte strings must be UTF-8.
+    Errors name positions counted from ``start`` (where a slice of a batch begins).
     """
     if isinstance(texts, str):
         raise TypeError("texts must be a sequence of strings, not a single string; wrap it in [ ]")
@@ -75,7 +78,7 @@ def to_arrow(texts) -> pa.Array:
         try:
             arr = pa.array(values, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
-            raise _bad_input_error(list(values)) from None
+            raise _bad_input_error(list(values), start) from None
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     if pa.types.is_dictionary(arr.type):
@@ -87,10 +90,54 @@ def to_arrow(texts) -> pa.Array:
         try:
             return arr.cast(pa.large_string())
         except pa.ArrowInvalid:
-            raise _bad_input_error(arr.to_pylist()) from None
+            raise _bad_input_error(arr.to_pylist(), start) from None
     if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
         return arr if pa.types.is_large_string(t) else arr.cast(pa.large_string())
-    raise _bad_input_error(arr.to_pylist())
+    raise _bad_input_error(arr.to_pylist(), start)
+
+
+def _utf8_size(v) -> int:
+    if isinstance(v, str):
+        return len(v.encode("utf-8", "surrogatepass"))
+    return len(v) if isinstance(v, bytes) else 0
+
+
+def text_slices(texts, target_bytes: int) -> Iterator[tuple[int, object]]:
+    """``(start, piece)``: consecutive pieces of ``texts`` of about ``target_bytes`` each.
+
+    Big batches go through conversion, normalisation and the kernels piece by piece, so
+    the working set stays in a few hundred MB. Lists, tuples, numpy arrays and pandas
+    Series are cut before they are converted to Arrow (converting millions of Python
+    strings at once is itself slower); the piece size in texts comes from the UTF-8
+    size of the first 1,024. Arrow arrays are cut at their byte offsets. Anything else
+    (an iterator, say) is one piece.
+    """
+    if isinstance(texts, (pa.Array, pa.ChunkedArray)):
+        arr = to_arrow(texts)
+        n = len(arr)
+        if n and arr.nbytes > target_bytes:
+            offsets = np.frombuffer(arr.buffers()[1], np.int64)[arr.offset:arr.offset + n + 1]
+            sizes = offsets - offsets[0] + np.arange(n + 1)  # a text costs at least 1
+            cuts = np.searchsorted(sizes, np.arange(target_bytes, sizes[-1], target_bytes))
+            bounds = np.unique(np.concatenate(([0], cuts, [n])))
+            for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+                yield a, arr.slice(a, b - a)
+            return
+        yield 0, arr
+        return
+    if hasattr(texts, "iloc"):  # pandas: positional slices
+        head = texts.iloc
+    elif isinstance(texts, (list, tuple)) or isinstance(texts, np.ndarray) and texts.ndim == 1:
+        head = texts
+    else:
+        yield 0, texts
+        return
+    n = len(texts)
+    sample = head[:1024]
+    per_text = max(1.0, sum(_utf8_size(v) for v in sample) / max(len(sample), 1))
+    step = max(1024, int(target_bytes / per_text))
+    for a in range(0, max(n, 1), step):
+        yield a, head[a:a + step]
 
 
 def _is_ascii(arr: pa.Array) -> bool:
@@ -187,13 +234,14 @@ def normalize_parallel(arr: pa.Array, steps: tuple[str, ...], n_threads: int) ->
     return pa.concat_arrays(parts)
 
 
-def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1) -> TextBuffers:
+def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1,
+                 start: int = 0) -> TextBuffers:
     """Normalised UTF-8 buffers of ``texts`` (no per-document Python loop).
 
     pyarrow runs the ``html``, ``nfkc``, ``lower`` and ``digits`` steps; a Numba kernel
-    the ``punct`` and ``whitespace`` steps.
+    the ``punct`` and ``whitespace`` steps. ``start`` as in :func:`to_arrow`.
     """
-    arr = normalize_parallel(to_arrow(texts), normalize, n_threads)
+    arr = normalize_parallel(to_arrow(texts, start), normalize, n_threads)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     n = len(arr)

@@ -13,6 +13,9 @@ _DEFAULTS: dict[str, Any] = {
     "max_pairs": 100_000_000,
     # Documents per parallel chunk are chosen so each thread gets this many chunks.
     "chunks_per_thread": 8,
+    # Texts are fingerprinted in pieces of about this many bytes (see _text.text_slices):
+    # a smaller working set is faster on big batches and needs less memory.
+    "text_slice_bytes": 64 << 20,
     # --- near-duplicate search (search.py, index.py) ---
     # Table sorts: the parallel first radix pass uses at most this many key bits
     # (2**radix_bits partitions); partitions are then sorted with digits of

@@ -20,8 +20,9 @@ import numpy as np
 
 from ._kernels import bitsums as _bk
 from ._parallel import balanced_chunks, threads
-from ._text import text_buffers
+from ._text import text_buffers, text_slices
 from ._unicode import word_classes
+from .config import config
 from .features import _MODES, FeatureBatch, invalid_weight_error, is_fast, prepare, text_batch
 from .spec import FingerprintSpec
 
@@ -68,27 +69,36 @@ def _fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, p
         fps = fingerprint_features(fb, bits=spec.bits, n_jobs=n_jobs)
         return fps, fb.n_features, valid
     with threads(n_jobs) as n_threads:
-        buf = text_buffers(texts, spec.normalize, n_threads)
-        _check_document_sizes(buf.offsets)
-        chunks = balanced_chunks(buf.offsets)
-        out, nfeat = _bk.fingerprint_texts(
-            buf.data, buf.offsets, chunks, _MODES[spec.tokenizer], spec.ngram,
-            np.uint64(spec.seed), word_classes(), spec.weights == "binary", spec.words,
-        )
+        parts = [_fused_fingerprints(piece, start, spec, n_threads)
+                 for start, piece in text_slices(texts, config["text_slice_bytes"])]
+    out, nfeat, valid = (np.concatenate(p) for p in zip(*parts, strict=True))
+    fps = out[:, 0] if spec.bits == 64 else out
+    return fps, nfeat, valid
+
+
+def _fused_fingerprints(texts, start: int, spec: FingerprintSpec, n_threads: int):
+    """The fused kernel on one piece of a batch: ``(uint64[n, words], nfeat, valid)``."""
+    buf = text_buffers(texts, spec.normalize, n_threads, start)
+    _check_document_sizes(buf.offsets, start)
+    chunks = balanced_chunks(buf.offsets)
+    out, nfeat = _bk.fingerprint_texts(
+        buf.data, buf.offsets, chunks, _MODES[spec.tokenizer], spec.ngram,
+        np.uint64(spec.seed), word_classes(), spec.weights == "binary", spec.words,
+    )
     if not buf.valid.all():
         out[~buf.valid] = 0
         nfeat[~buf.valid] = 0
-    fps = out[:, 0] if spec.bits == 64 else out
-    return fps, nfeat, buf.valid
+    return out, nfeat, buf.valid
 
 
-def _check_document_sizes(offsets: np.ndarray) -> None:
+def _check_document_sizes(offsets: np.ndarray, start: int = 0) -> None:
     # a document has at most one feature per byte; the kernels count features in int32
     if offsets.shape[0] > 1:
         sizes = np.diff(offsets)
         if sizes.max() > _bk.MAX_UNIT_FEATURES:
             i = int(np.argmax(sizes))
-            raise ValueError(f"texts[{i}] has {sizes[i]:,} bytes; documents must be under 2 GiB")
+            raise ValueError(f"texts[{start + i}] has {sizes[i]:,} bytes; documents must be "
+                             "under 2 GiB")
 
 
 def fingerprint(

@@ -245,6 +245,56 @@ def test_same_fingerprints_when_compiled_for_other_cpus(cpu, tmp_path):
     assert runs[0] == runs[1] and '"real": [[' in runs[0]
 
 
+# --- big batches go through in pieces -----------------------------------------------
+
+PIECE_TEXTS = [f"text number {i} " * (i % 7) + ("中文" if i % 5 == 0 else "") for i in range(3000)]
+PIECE_TEXTS[17] = None
+PIECE_TEXTS[2500] = ""
+
+
+@pytest.mark.parametrize("make", [
+    list, tuple, lambda t: np.array(t, dtype=object), lambda t: pd.Series(t, dtype=object),
+    lambda t: pd.Series(t, dtype="string[pyarrow]"), lambda t: pa.array(t),
+    lambda t: pa.chunked_array([t[:1234], t[1234:]]),
+])
+def test_pieces_give_the_same_fingerprints(make, monkeypatch):
+    whole = sh.fingerprint(make(PIECE_TEXTS), bits=128, missing="zero")
+    monkeypatch.setitem(sh.config, "text_slice_bytes", 2000)  # ~100 pieces
+    pieces = sh.fingerprint(make(PIECE_TEXTS), bits=128, missing="zero")
+    np.testing.assert_array_equal(pieces, whole)
+    assert pieces.shape == (3000, 2) and pieces[17].tolist() == [0, 0]
+
+
+def test_text_slices_cover_the_batch_in_order():
+    from simhash_nb._text import text_slices
+
+    for make in (list, pa.array, lambda t: pd.Series(t, dtype="string[pyarrow]")):
+        got = list(text_slices(make(PIECE_TEXTS), 5000))
+        assert len(got) >= 3  # Python sequences: at least 1,024 texts a piece
+        starts = np.cumsum([0] + [len(p) for _, p in got[:-1]]).tolist()
+        assert [start for start, _ in got] == starts
+        flat = [x for _, p in got for x in (p.to_pylist() if hasattr(p, "to_pylist") else list(p))]
+        assert [None if x is None or x is pd.NA else x for x in flat] == PIECE_TEXTS
+    assert [s for s, _ in text_slices([], 10)] == [0]
+    it = iter(["a", "b"])
+    assert list(text_slices(it, 1)) == [(0, it)]  # an iterator is one piece
+
+
+def test_errors_in_later_pieces_name_the_global_position(monkeypatch):
+    monkeypatch.setitem(sh.config, "text_slice_bytes", 2000)
+    texts = list(PIECE_TEXTS)
+    texts[17] = "fine"
+    texts[2222] = 42
+    with pytest.raises(TypeError, match=r"texts\[2222\] is a int"):
+        sh.fingerprint(texts)
+    texts[2222] = b"\xff bad"
+    with pytest.raises(ValueError, match=r"texts\[2222\] is not valid UTF-8"):
+        sh.fingerprint(texts)
+    texts[2222] = None
+    with pytest.raises(ValueError, match=r"texts\[2222\] is missing"):
+        sh.fingerprint(texts)
+
+
 # --- inputs ---------------------------------------------------------------------------
 
 TEXTS = ["Near-duplicate detection", "near duplicate detection!", "", "中文 text", "x"]
