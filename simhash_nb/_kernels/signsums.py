@@ -187,9 +187,9 @@ def bit_majority(typingctx, hashes, lo, hi, mixed):
         counts = _feature_loop(builder, lo, hi, [ir.Constant(_V16I, [0] * 16)] * 4, step)
         m = _splat(builder, builder.trunc(builder.sub(hi, lo), _I32), _V16I)
         fp = _u64(0)
-        for k, c in enumerate(counts):
-            twice = builder.shl(c, ir.Constant(_V16I, [1] * 16))
-            above = builder.bitcast(builder.icmp_signed(">", twice, m), ir.IntType(16))
+        for k, c in enumerate(counts):  # set > unset, i.e. c > m - c (2c could overflow)
+            above = builder.bitcast(builder.icmp_signed(">", c, builder.sub(m, c)),
+                                    ir.IntType(16))
             fp = builder.or_(fp, builder.shl(builder.zext(above, _I64), _u64(16 * k)))
         return fp
 
