@@ -138,20 +138,20 @@ def invalid_weight_error(indptr: np.ndarray, weights: np.ndarray, doc: int = 0) 
 
 
 def _as_hash_array(h, i: int) -> np.ndarray:
-    # numpy turns a list of Python ints >= 2**63 into float64; keep them exact as objects
-    arr = h if isinstance(h, np.ndarray) else np.asarray(h, dtype=object)
-    if arr.dtype == object and arr.size and all(
-        isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-        for x in arr.reshape(-1)
-    ):
-        if any(x < 0 for x in arr.reshape(-1)):
-            raise ValueError(f"document {i}: feature hashes must be non-negative (uint64)")
-        try:
-            return np.array(arr.reshape(-1).tolist(), dtype=np.uint64)
-        except OverflowError:
-            raise ValueError(f"document {i}: feature hashes must be below 2**64") from None
-    if arr.dtype == object:
-        arr = np.asarray(arr.tolist())
+    arr = np.asarray(h)
+    if arr.dtype == object or arr.dtype.kind == "f" and not isinstance(h, np.ndarray):
+        # numpy reads a list holding Python ints >= 2**63 as float64: redo it exactly
+        values = np.asarray(h, dtype=object).reshape(-1)
+        if values.size and all(isinstance(x, (int, np.integer))
+                               and not isinstance(x, (bool, np.bool_)) for x in values):
+            if any(x < 0 for x in values):
+                raise ValueError(f"document {i}: feature hashes must be non-negative (uint64)")
+            try:
+                return np.array(values.tolist(), dtype=np.uint64)
+            except OverflowError:
+                raise ValueError(f"document {i}: feature hashes must be below 2**64") from None
+        if arr.dtype == object:
+            arr = np.asarray(values.tolist())
     if arr.size == 0:
         return np.empty(0, np.uint64)
     if arr.dtype == np.uint64:
