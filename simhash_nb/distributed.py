@@ -408,7 +408,8 @@ def _scan(inp: _Input, check_index: bool = False) -> _Scan:
 # --- the distributed pair search --------------------------------------------------------
 
 
-def _design_blocks(n: int, k: int, bits: int, blocks: int | None) -> int:
+def _design_blocks(n: int, k: int, bits: int, blocks: int | None,
+                   n_against: int | None = None) -> int:
     """Blocks of the distributed table layout.
 
     Each table costs a shuffle of ``n`` records (``config["distributed_cost_record"]``
@@ -422,8 +423,8 @@ def _design_blocks(n: int, k: int, bits: int, blocks: int | None) -> int:
     for b in range(max(k + 1, bits // 64), bits + 1):
         if _n_tables(b, k) > config["max_tables"]:
             break
-        d = table_design(n, k, bits, blocks=b)
-        cost = d.cost + d.tables * n * config["distributed_cost_record"]
+        d = table_design(n, k, bits, n_against=n_against, blocks=b)
+        cost = d.cost + d.tables * (n + (n_against or 0)) * config["distributed_cost_record"]
         if best_cost is None or cost < best_cost:
             best, best_cost = b, cost
     return best
@@ -441,9 +442,11 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-def _emit_meta(words: int, label_dtype) -> pd.DataFrame:
+def _emit_meta(words: int, label_dtype, sided: bool = False) -> pd.DataFrame:
     cols = {"bucket": np.empty(0, np.uint64), "table": np.empty(0, np.uint16),
             "row": np.empty(0, np.int64)}
+    if sided:
+        cols["side"] = np.empty(0, np.uint8)
     for w in range(words):
         cols[f"w{w}"] = np.empty(0, np.uint64)
     meta = pd.DataFrame(cols)
@@ -453,9 +456,10 @@ def _emit_meta(words: int, label_dtype) -> pd.DataFrame:
 
 
 def _emit(part: pd.Series, tables: range, key_masks: np.ndarray, offsets: np.ndarray,
-          labels: bool, partition_info=None) -> pd.DataFrame:
-    """Records of some tables for one partition: (bucket, table, row, fingerprint
-    words[, label]), ``bucket`` hashing the table and its key (the selected blocks)."""
+          labels: bool, side: int | None = None, partition_info=None) -> pd.DataFrame:
+    """Records of some tables for one partition: (bucket, table, row[, side], fingerprint
+    words[, label]), ``bucket`` hashing the table and its key (the selected blocks);
+    ``side`` (0 or 1) tells the two collections of a search ``against`` apart."""
     base = _base(part, offsets, partition_info)
     fps, valid = _acc.fingerprint_values(part)
     words = fps.reshape(fps.shape[0], key_masks.shape[1])
@@ -472,6 +476,8 @@ def _emit(part: pd.Series, tables: range, key_masks: np.ndarray, offsets: np.nda
     cols = {"bucket": bucket,
             "table": np.repeat(np.asarray(tables, dtype=np.uint16), m),
             "row": np.tile(pos.astype(np.int64) + base, nt)}
+    if side is not None:
+        cols["side"] = np.full(m * nt, side, dtype=np.uint8)
     for w in range(words.shape[1]):
         cols[f"w{w}"] = np.tile(words[:, w], nt)
     out = pd.DataFrame(cols)
@@ -544,6 +550,20 @@ def _table_pairs(fps: np.ndarray, layout: _Layout, t: int, k: int, limit: int, e
     return i, j, d
 
 
+def _cross_table_pairs(fa: np.ndarray, fb: np.ndarray, layout: _Layout, t: int, k: int,
+                       limit: int):
+    """Pairs (row of ``fa``, row of ``fb``) owned by table ``t``, as in a cross join."""
+    work = _Work(fa.shape[0] + fb.shape[0])
+    ga, gb = _group_identical(fa, work), _group_identical(fb, work)
+    ua, ub = ga.distinct(fa), gb.distinct(fb)
+    both = np.concatenate([ua, ub])
+    got = _table_search(both, ua.shape[0], _one_table(layout, t), k, ga.weights(),
+                        gb.weights(), limit, work.fit(both.shape[0]))
+    if got.over:
+        raise _too_many(got.weighted, limit)
+    return _expand(*got.result(), ga, gb, False)
+
+
 def _too_many(total: int, limit: int) -> TooManyPairsError:
     return TooManyPairsError(
         f"one partition of the distributed search would hold {total:,} pairs, more than "
@@ -574,6 +594,7 @@ def _search_part(df: pd.DataFrame, layout: _Layout, k: int, mode: str, limit: in
     table, row = table[order_rows], row[order_rows]
     words = np.stack([df[f"w{w}"].to_numpy()[order_rows] for w in range(layout.bits // 64)],
                      axis=1)
+    side = df["side"].to_numpy()[order_rows] if mode == "cross" else None
     bounds = np.flatnonzero(np.diff(table)) + 1
     starts = np.concatenate(([0], bounds)).astype(np.int64)
     ends = np.concatenate((bounds, [table.shape[0]])).astype(np.int64)
@@ -582,18 +603,29 @@ def _search_part(df: pd.DataFrame, layout: _Layout, k: int, mode: str, limit: in
         for s, e in zip(starts.tolist(), ends.tolist()):
             if e - s < 2:
                 continue
-            fps = np.ascontiguousarray(words[s:e])
-            i, j, d = _table_pairs(fps, layout, int(table[s]), k, limit, mode == "pairs")
-            out_i.append(i + s)
-            out_j.append(j + s)
+            if mode == "cross":
+                left = np.flatnonzero(side[s:e] == 0) + s
+                right = np.flatnonzero(side[s:e] == 1) + s
+                if left.shape[0] == 0 or right.shape[0] == 0:
+                    continue
+                i, j, d = _cross_table_pairs(words[left], words[right], layout, int(table[s]),
+                                             k, limit)
+                i, j = left[i], right[j]
+            else:
+                fps = np.ascontiguousarray(words[s:e])
+                i, j, d = _table_pairs(fps, layout, int(table[s]), k, limit, mode == "pairs")
+                i, j = i + s, j + s
+            out_i.append(i)
+            out_j.append(j)
             out_d.append(d)
-            if mode == "pairs":
+            if mode != "edges":
                 limit -= i.shape[0]
     pi = np.concatenate(out_i) if out_i else np.empty(0, np.int64)
     pj = np.concatenate(out_j) if out_j else np.empty(0, np.int64)
     d = np.concatenate(out_d) if out_d else np.empty(0, np.uint8)
-    swap = row[pi] > row[pj]
-    pi, pj = np.where(swap, pj, pi), np.where(swap, pi, pj)
+    if mode != "cross":  # a self-join lists each pair as left < right
+        swap = row[pi] > row[pj]
+        pi, pj = np.where(swap, pj, pi), np.where(swap, pi, pj)
     i, j = row[pi], row[pj]
     if mode == "edges":
         u, v = _contract(i, j)
@@ -609,31 +641,44 @@ def _search_part(df: pd.DataFrame, layout: _Layout, k: int, mode: str, limit: in
 
 def _search(inp: _Input, scan: _Scan, k: int, blocks: int | None, mode: str, *,
             labels: bool = False, npartitions=None, max_pairs=None, shuffle_method=None,
-            n_jobs=None):
-    """The shuffled table search as a lazy Dask DataFrame (pairs, or star edges)."""
+            n_jobs=None, against: tuple[_Input, _Scan] | None = None):
+    """The shuffled table search as a lazy Dask DataFrame (pairs, or star edges).
+
+    With ``against`` (mode ``"cross"``) the records of both collections are shuffled
+    together, tagged with their side, and only pairs across the sides are verified.
+    """
     bits = inp.bits
-    layout = _Layout.make(bits, k, _design_blocks(max(scan.n_valid, 2), k, bits, blocks))
+    sides = [(inp, scan)] if against is None else [(inp, scan), against]
+    if against is None:
+        design = _design_blocks(max(scan.n_valid, 2), k, bits, blocks)
+    else:
+        design = _design_blocks(max(scan.n_valid, 1), k, bits, blocks,
+                                n_against=max(against[1].n_valid, 1))
+    layout = _Layout.make(bits, k, design)
     label_dtype = inp.fps._meta.index.dtype if labels else None
     key_masks = np.stack([np.bitwise_or.reduce(layout.block_masks[sel], axis=0)
                           for sel in layout.sels])
     # each task emits as many tables as fit in about `rows` records
     rows = max(1, int(config["distributed_partition_rows"]))
-    longest = int(np.diff(scan.offsets).max()) if scan.offsets.shape[0] > 1 else 0
-    per_task = max(1, rows // max(1, longest))
-    emitted = [
-        inp.fps.map_partitions(
-            _emit, range(t, min(t + per_task, layout.n_tables)), key_masks, scan.offsets,
-            labels, meta=_emit_meta(bits // 64, label_dtype), clear_divisions=True,
-            enforce_metadata=False,
-        )
-        for t in range(0, layout.n_tables, per_task)
-    ]
+    emitted = []
+    for side, (data, sc) in enumerate(sides):
+        longest = int(np.diff(sc.offsets).max()) if sc.offsets.shape[0] > 1 else 0
+        per_task = max(1, rows // max(1, longest))
+        tag = side if against is not None else None
+        emitted += [
+            data.fps.map_partitions(
+                _emit, range(t, min(t + per_task, layout.n_tables)), key_masks, sc.offsets,
+                labels, tag, meta=_emit_meta(bits // 64, label_dtype, tag is not None),
+                clear_divisions=True, enforce_metadata=False,
+            )
+            for t in range(0, layout.n_tables, per_task)
+        ]
     frame = emitted[0] if len(emitted) == 1 else dd.concat(emitted, ignore_unknown_divisions=True)
-    records = scan.n_valid * layout.n_tables
+    records = sum(sc.n_valid for _, sc in sides) * layout.n_tables
     if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(
             npartitions, numbers.Integral) or npartitions < 1):
         raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
-    q = npartitions or max(inp.fps.npartitions, -(-records // rows))
+    q = npartitions or max(max(d.fps.npartitions for d, _ in sides), -(-records // rows))
     shuffled = frame.shuffle("bucket", npartitions=q, ignore_index=True,
                              shuffle_method=shuffle_method)
     limit = _NO_LIMIT if mode == "edges" else _max_pairs(max_pairs)
@@ -656,6 +701,7 @@ def near_duplicates(
     data,
     k: int = 3,
     *,
+    against=None,
     column: str | None = None,
     blocks: int | None = None,
     ids: str = "position",
@@ -679,6 +725,12 @@ def near_duplicates(
         fingerprint with ``**options``.
     k : int, default 3
         Largest distance reported (inclusive).
+    against : dask Series or DataFrame, optional
+        A second collection, of the same kind (fingerprints of the same width, or text
+        fingerprinted with the same options; ``column`` applies to both): then only
+        pairs between a row of ``data`` (``left``) and a row of ``against``
+        (``right``) are reported, as :func:`simhash_nb.near_duplicates` does with
+        ``against=``. Both are shuffled together, so neither is gathered.
     column : str, optional
         Column of a DataFrame: default ``"simhash"`` if it holds fingerprints, else
         ``"text"``.
@@ -709,14 +761,17 @@ def near_duplicates(
     dask DataFrame
         Columns ``left < right`` (int64 positions, or labels) and ``distance``
         (uint8); each partition sorted by ``(left, right)``, partitions in no global
-        order. Missing fingerprints are in no pair.
+        order. Missing fingerprints are in no pair. With ``against``, ``left`` counts
+        rows of ``data`` and ``right`` rows of ``against`` (so ``left < right`` need
+        not hold).
 
     Raises
     ------
     KeyError
         If ``column`` is not in the DataFrame.
     SpecMismatchError
-        If partitions hold fingerprints made with different specs.
+        If partitions (or ``data`` and ``against``) hold fingerprints made with
+        different specs.
     ValueError
         For ``ids="index"`` on unknown divisions or duplicate labels.
 
@@ -733,22 +788,54 @@ def near_duplicates(
     >>> p = sh.distributed.near_duplicates(dd.from_pandas(fps, npartitions=2), k=1)
     >>> p.compute().sort_values(["left", "right"]).values.tolist()
     [[0, 3, 1], [0, 4, 0], [3, 4, 1]]
+    >>> old = dd.from_pandas(pd.Series(np.array([0b0011], dtype=np.uint64)), npartitions=1)
+    >>> x = sh.distributed.near_duplicates(dd.from_pandas(fps, npartitions=2), k=1, against=old)
+    >>> x.compute().sort_values(["left", "right"]).values.tolist()
+    [[1, 0, 1], [3, 0, 1]]
     """
     if ids not in ("position", "index"):
         raise ValueError(f"ids must be 'position' or 'index', got {ids!r}")
-    _check_dask(data)
-    if ids == "index" and not data.known_divisions:
-        raise ValueError(
-            "ids='index' needs known divisions (a sorted index, so labels are unique across "
-            "partitions); this collection's divisions are unknown: call .set_index(...) or "
-            "use ids='position' (global row positions)"
-        )
+    collections = [("data", data)] + ([("against", against)] if against is not None else [])
+    for name, coll in collections:
+        _check_dask(coll, name)
+        if ids == "index" and not coll.known_divisions:
+            raise ValueError(
+                f"ids='index' needs known divisions (a sorted index, so labels are unique "
+                f"across partitions); the divisions of {name} are unknown: call "
+                ".set_index(...) or use ids='position' (global row positions)"
+            )
     inp = _prepare(data, column, options, n_jobs)
     k = check_k(k, inp.bits)
     scan = _scan(inp, check_index=ids == "index")
-    return _search(inp, scan, k, blocks, "pairs", labels=ids == "index",
-                   npartitions=npartitions, max_pairs=max_pairs,
-                   shuffle_method=shuffle_method, n_jobs=n_jobs)
+    other = None
+    if against is not None:
+        other = _against(inp, scan, against, column, options, n_jobs, ids == "index")
+    return _search(inp, scan, k, blocks, "cross" if other else "pairs",
+                   labels=ids == "index", npartitions=npartitions, max_pairs=max_pairs,
+                   shuffle_method=shuffle_method, n_jobs=n_jobs, against=other)
+
+
+def _against(inp: _Input, scan: _Scan, against, column, options, n_jobs, labels: bool):
+    """The second collection of a cross search, checked against the first."""
+    other = _prepare(against, column, options, n_jobs)
+    if other.bits != inp.bits:
+        raise ValueError(f"data holds {inp.bits}-bit fingerprints but against holds "
+                         f"{other.bits}-bit ones")
+    other_scan = _scan(other, check_index=labels)
+    if scan.spec is not None and other_scan.spec is not None:
+        try:
+            check_compatible(scan.spec, other_scan.spec)
+        except SpecMismatchError as e:
+            raise SpecMismatchError(
+                f"data and against hold fingerprints made with different specs "
+                f"({str(e).split(': ', 1)[-1]}); recompute one of them"
+            ) from None
+    if labels and other.fps._meta.index.dtype != inp.fps._meta.index.dtype:
+        raise TypeError(
+            f"ids='index' needs one index dtype on both sides; data has "
+            f"{inp.fps._meta.index.dtype}, against {other.fps._meta.index.dtype}"
+        )
+    return other, other_scan
 
 
 # --- connected components ---------------------------------------------------------------

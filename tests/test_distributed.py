@@ -155,6 +155,52 @@ def test_near_duplicates_of_text_skip_missing(client):
     assert not set(got["left"]) & {1, 5} and len(got) > 10
 
 
+@pytest.mark.parametrize("bits,k", [(64, 3), (64, 0), (128, 6)])
+def test_near_duplicates_against_match_single_machine(client, bits, k):
+    # Identical fingerprints inside each side and across them; only cross pairs count.
+    fps = _planted(300, bits, seed=bits + k + 1)
+    new, old = fps[:180], fps[150:]  # 30 rows in both
+    want = sh.near_duplicates(new, k, against=old)
+    assert len(want) >= 30 and len(want) < len(sh.near_duplicates(fps, k))
+    got = _sorted_frame(D.near_duplicates(_series(new), k, against=_series(old, 4)).compute())
+    np.testing.assert_array_equal(got["left"], want.i)
+    np.testing.assert_array_equal(got["right"], want.j)
+    np.testing.assert_array_equal(got["distance"], want.distance)
+    # the accessor, a forced design and labels give the same pairs
+    got = _sorted_frame(_series(new).simhash.near_duplicates(k, against=_series(old, 6),
+                                                             blocks=k + 2).compute())
+    np.testing.assert_array_equal(got["left"], want.i)
+    got = _sorted_frame(D.near_duplicates(_series(new), k, against=_series(old),
+                                          ids="index").compute())
+    np.testing.assert_array_equal(got["left"], 2 * want.i)
+    np.testing.assert_array_equal(got["right"], 2 * want.j)
+
+
+def test_near_duplicates_against_of_text_and_bad_pairs(client):
+    a = ["the quick brown fox jumps over the lazy dog today", None, "a text of its own",
+         "the lazy dog sleeps"]
+    b = ["The quick brown fox jumps over the lazy dog today!", "the lazy dog sleeps", None,
+         "nothing alike at all"]
+    da, db = dd.from_pandas(pd.Series(a), npartitions=2), dd.from_pandas(pd.Series(b), 2)
+    got = _sorted_frame(D.near_duplicates(da, 4, against=db, tokenizer="word").compute())
+    want = sh.near_duplicates(sh.fingerprint(a, tokenizer="word", missing="zero"), 4,
+                              against=sh.fingerprint(b, tokenizer="word", missing="zero"))
+    pairs = [(i, j) for i, j in zip(want.i, want.j) if a[i] is not None and b[j] is not None]
+    assert list(zip(got["left"], got["right"])) == pairs and (0, 0) in pairs and (3, 1) in pairs
+    s64 = _series(_planted(50, 64, 1))
+    s128 = _series(_planted(50, 128, 1))
+    with pytest.raises(ValueError, match="64-bit fingerprints but against holds 128"):
+        D.near_duplicates(s64, 3, against=s128)
+    with pytest.raises(TypeError, match="against is a pandas Series"):
+        D.near_duplicates(s64, 3, against=s64.compute())
+    fps = _planted(50, 64, 1)
+    labelled = pd.Series(sh.accessors.fingerprint_array(fps),
+                         index=[f"r{i:03d}" for i in range(fps.shape[0])])
+    with pytest.raises(TypeError, match="one index dtype"):
+        D.near_duplicates(s64, 3, against=dd.from_pandas(labelled, npartitions=2),
+                          ids="index")
+
+
 def test_max_pairs_is_enforced_per_partition(client):
     fps = np.zeros(300, dtype=np.uint64)  # 44,850 identical pairs, all in one table key
     s = dd.from_pandas(pd.Series(fps), npartitions=3)
