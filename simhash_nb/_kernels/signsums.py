@@ -14,11 +14,13 @@ Numba keeps a ``float64[64]`` accumulator in memory, so every feature would load
 store all 64 sums and the loop would run at the speed of store-to-load forwarding.
 Here the sums live in SSA vector registers: eight ``<8 x double>`` (real weights), or
 four ``<16 x i32>`` counters (unit weights). Per feature, a lane mask made from the
-hash's bits selects ``+w`` or ``-w`` (or adds 0/1) in each vector. On AVX-512 that is
-one ``vptestmq``, ``vblendmpd`` and ``vaddpd`` per eight bits, or one masked ``vpaddd``
-per sixteen; elsewhere LLVM splits the vectors into the widths the machine has. (For
-the float sums the mask is ``splat(h) & (1 << bit) != 0`` rather than a bitcast byte:
-the same speed on AVX-512 and twice as fast on AVX2, which has no mask registers.)
+hash's bits selects ``+w`` or ``-w`` (or adds 0/1) in each vector. On AVX-512 LLVM
+moves the hash into a mask register and shifts it (``kshiftrq``) for each vector: one
+``vblendmpd`` and one ``vaddpd`` per eight bits, or one ``vpmovm2d`` and one ``vpsubd``
+per sixteen. Elsewhere LLVM splits the vectors into the widths the machine has. (For
+the float sums the mask is written ``splat(h) & (1 << bit) != 0`` rather than as a
+bitcast byte: the same code on AVX-512, twice as fast on AVX2, which has no mask
+registers.)
 The float additions are the same IEEE operations in the same order as a scalar loop, so
 results are identical bit for bit.
 """
