@@ -112,6 +112,7 @@ def text_slices(texts, target_bytes: int) -> Iterator[tuple[int, object]]:
     size of the first 1,024. Arrow arrays are cut at their byte offsets. Anything else
     (an iterator, say) is one piece.
     """
+    target_bytes = max(int(target_bytes), 1)
     if isinstance(texts, (pa.Array, pa.ChunkedArray)):
         arr = to_arrow(texts)
         n = len(arr)

@@ -276,6 +276,7 @@ def test_text_slices_cover_the_batch_in_order():
         flat = [x for _, p in got for x in (p.to_pylist() if hasattr(p, "to_pylist") else list(p))]
         assert [None if x is None or x is pd.NA else x for x in flat] == PIECE_TEXTS
     assert [s for s, _ in text_slices([], 10)] == [0]
+    assert len(list(text_slices(pa.array(["ab", "cd", "ef"]), 0))) == 3  # a bad setting: 1 byte
     it = iter(["a", "b"])
     assert list(text_slices(it, 1)) == [(0, it)]  # an iterator is one piece
 
