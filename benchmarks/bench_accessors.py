@@ -3,7 +3,7 @@
 Run: ``python -m benchmarks.bench_accessors [--quick]``. Times
 ``Series.simhash.fingerprint()`` on Arrow-backed strings (``string[pyarrow]`` and pandas
 3's default ``str``) against the core path on the same pyarrow array
-(``simhash_nb.fingerprint._fingerprint_texts``), and prints the ratio; the target is an
+(``simhash_nb.fingerprint.fingerprint_texts``), and prints the ratio; the target is an
 overhead of at most 10%. Object-dtype Series are timed too, for information: they pay
 one conversion of Python strings to UTF-8.
 
@@ -22,9 +22,9 @@ import pandas as pd
 import pyarrow as pa
 
 import simhash_nb as sh
-from simhash_nb._text import to_arrow
+from simhash_nb._core.fingerprint import fingerprint_texts
+from simhash_nb._core.text import to_arrow
 from simhash_nb.accessors import fingerprint_array
-from simhash_nb.fingerprint import _fingerprint_texts
 
 from ._common import load_texts, median_time, save, table
 
@@ -42,7 +42,7 @@ def main(argv=None) -> dict:
 
     series = {name: pd.Series(texts, dtype=name, index=pd.RangeIndex(len(texts)) * 2)
               for name in ("string[pyarrow]", "str", "object")}
-    cases = {"core": lambda: _fingerprint_texts(arr, spec, None)}
+    cases = {"core": lambda: fingerprint_texts(arr, spec, None)}
     cases.update({name: (lambda s=s: s.simhash.fingerprint()) for name, s in series.items()})
     # Interleaved rounds, so that load from other processes hits every case alike; the
     # minimum over rounds estimates the cost without interference, and CPU time (all
@@ -68,7 +68,7 @@ def main(argv=None) -> dict:
                      f"{cpu_ratio:.3f}"])
     # The accessor's own work, timed alone (robust to load): text to Arrow, and the
     # result wrapped as a pandas Series. Arrow-backed text must arrive without a copy.
-    fps, _, valid = _fingerprint_texts(arr, spec, None)
+    fps, _, valid = fingerprint_texts(arr, spec, None)
     glue_rows = []
     for name, s in series.items():
         def glue(s=s):

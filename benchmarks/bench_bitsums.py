@@ -72,8 +72,8 @@ def worker(quick: bool) -> dict:
     import numba
 
     import simhash_nb as sh
+    from simhash_nb._core.parallel import balanced_chunks
     from simhash_nb._kernels import bitsums
-    from simhash_nb._parallel import balanced_chunks
 
     texts = load_texts("kjv_verses.jsonl.gz") + load_texts("fortunes_en.jsonl.gz")
     texts = texts[:20_000] if quick else texts * 3

@@ -197,7 +197,7 @@ def speed(quick: bool) -> dict:
 
     import jieba
 
-    from simhash_nb.jieba_features import _shutdown_pools
+    from simhash_nb._core.jieba import _shutdown_pools
 
     zh = [r["text"] for r in read("fortunes_zh.jsonl.gz")]
     small = zh[:1500] if quick else zh

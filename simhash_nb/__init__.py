@@ -8,18 +8,39 @@ Examples
 True
 """
 
+import sys as _sys
+
+from ._core import clusters as _clusters_mod
+from ._core import evaluate as _evaluate_mod
+from ._core import features as _features_mod
+from ._core import fingerprint as _fingerprint_mod
+from ._core import hamming as _hamming_mod
+from ._core import index as _index_mod
+from ._core import pairs as _pairs_mod
+from ._core import search as _search_mod
+from ._core import spec as _spec_mod
+from ._core.batch import FeatureBatch
+from ._core.clusters import clusters, dedupe
+from ._core.evaluate import Recommendation, jaccard, jaccard_pairs, recommend_k, threshold_table
+from ._core.features import features, fit_idf
+from ._core.fingerprint import fingerprint, fingerprint_features
+from ._core.hamming import hamming, hamming_matrix, pairs_within
+from ._core.idf import IdfTable
+from ._core.index import Matches, SimhashIndex
+from ._core.pairs import Pairs
+from ._core.search import TableDesign, TooManyPairsError, near_duplicates, table_design
+from ._core.spec import FingerprintSpec, SpecMismatchError, check_compatible, make_spec
 from .accessors import install as _install_accessors
-from .clusters import clusters, dedupe
 from .config import config, reset_config
-from .evaluate import Recommendation, jaccard, jaccard_pairs, recommend_k, threshold_table
-from .features import FeatureBatch, features
-from .fingerprint import fingerprint, fingerprint_features, make_spec
-from .hamming import hamming, hamming_matrix, pairs_within
-from .index import Matches, SimhashIndex
-from .jieba_features import IdfTable, fit_idf
-from .pairs import Pairs
-from .search import TableDesign, TooManyPairsError, near_duplicates, table_design
-from .spec import FingerprintSpec, SpecMismatchError, check_compatible
+
+# the module paths of the flat layout before ``_core/`` (documented, imported by users)
+for _old, _mod in {"spec": _spec_mod, "features": _features_mod,
+                   "fingerprint": _fingerprint_mod,
+                   "evaluate": _evaluate_mod, "hamming": _hamming_mod, "pairs": _pairs_mod,
+                   "index": _index_mod, "clusters": _clusters_mod,
+                   "search": _search_mod}.items():
+    _sys.modules.setdefault(f"{__name__}.{_old}", _mod)
+del _old, _mod
 
 __version__ = "0.1.0"
 
@@ -27,7 +48,7 @@ _LAZY_MODULES = ("datasets", "distributed", "plotting")
 # public functions of modules with heavy imports: name -> module
 _LAZY_ATTRS = {"read_parquet": "io", "write_parquet": "io",
                "fingerprint_sparse": "sklearn", "SimhashVectorizer": "sklearn",
-               "window_fingerprints": "windows", "containment": "windows"}
+               "window_fingerprints": "_core.windows", "containment": "_core.windows"}
 
 # Series.simhash / DataFrame.simhash, registered when pandas is imported (not before)
 _install_accessors()

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .spec import FingerprintSpec, check_compatible
+from ._core.spec import FingerprintSpec, check_compatible
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -187,13 +187,13 @@ def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
 
 def _prints(series, kind: str, options: dict[str, Any], what: str = "Series") -> _Prints:
     """Fingerprint a text Series (with ``options``) or read a fingerprint Series."""
-    from .features import prepare
-    from .fingerprint import _fingerprint_texts
+    from ._core.fingerprint import fingerprint_texts
+    from ._core.tokenizers import prepare
 
     spec_options, run = _split_options(dict(options))
     if kind == "text":
         spec, extras = prepare(**spec_options)
-        fps, _, valid = _fingerprint_texts(series, spec, run["n_jobs"], extras, run["progress"])
+        fps, _, valid = fingerprint_texts(series, spec, run["n_jobs"], extras, run["progress"])
         return _Prints(fps, np.asarray(valid, dtype=bool), spec)
     if spec_options:
         raise TypeError(
@@ -235,8 +235,8 @@ def _pairs_frame(pairs, left_index, left_pos, right_index, right_pos):
 
 
 def _search_pairs(p: _Prints, k: int, q: _Prints | None, max_pairs, n_jobs):
-    from .pairs import Pairs
-    from .search import near_duplicates
+    from ._core.pairs import Pairs
+    from ._core.search import near_duplicates
 
     if not p.valid.any() or (q is not None and not q.valid.any()):
         if q is not None:
@@ -251,7 +251,7 @@ def _search_pairs(p: _Prints, k: int, q: _Prints | None, max_pairs, n_jobs):
 
 def _cluster_positions(p: _Prints, k: int, n_jobs=None) -> np.ndarray:
     """Cluster label per row: the position of its cluster's first row; -1 if missing."""
-    from .clusters import clusters
+    from ._core.clusters import clusters
 
     pos = p.positions
     labels = np.full(p.fps.shape[0], -1, dtype=np.int64)
@@ -261,7 +261,7 @@ def _cluster_positions(p: _Prints, k: int, n_jobs=None) -> np.ndarray:
 
 
 def _keep_mask(p: _Prints, k: int, keep: str, n_jobs=None) -> np.ndarray:
-    from .clusters import dedupe
+    from ._core.clusters import dedupe
 
     mask = np.ones(p.fps.shape[0], dtype=bool)
     if p.valid.any():

@@ -177,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_tune(sub) -> None:
     """``tune``: only when the evaluation module provides ``threshold_table``."""
     try:
-        from .evaluate import recommend_k, threshold_table  # noqa: F401
+        from ._core.evaluate import recommend_k, threshold_table  # noqa: F401
     except ImportError:
         return
     p = sub.add_parser("tune", help="precision and recall per threshold k",
@@ -212,7 +212,7 @@ class _Recipe(NamedTuple):
 
 
 def _spec(args) -> _Recipe | None:
-    from .features import prepare
+    from ._core.tokenizers import prepare
 
     normalize = args.normalize
     if normalize is not None:
@@ -273,7 +273,7 @@ def _check_output(args) -> None:
 def _fingerprint_batch(batch, column: str, recipe: _Recipe, n_jobs, path: str):
     import pyarrow as pa
 
-    from .fingerprint import _fingerprint_texts
+    from ._core.fingerprint import fingerprint_texts
     from .io import InputError
 
     col = batch.column(batch.schema.get_field_index(column))
@@ -282,7 +282,7 @@ def _fingerprint_batch(batch, column: str, recipe: _Recipe, n_jobs, path: str):
     if not (pa.types.is_string(values) or pa.types.is_large_string(values)
             or pa.types.is_string_view(values) or pa.types.is_null(values)):
         raise InputError(f"{path}: column {column!r} holds {t}, not text")
-    fps, _, valid = _fingerprint_texts(col, recipe.spec, n_jobs, recipe.extras, False)
+    fps, _, valid = fingerprint_texts(col, recipe.spec, n_jobs, recipe.extras, False)
     return fps, np.asarray(valid, dtype=bool)
 
 
@@ -499,7 +499,7 @@ def _cmd_tune(args) -> int:
     """``simhash-nb tune IN --labels COL``: precision/recall/F1 per threshold."""
     import pyarrow as pa
 
-    from .evaluate import recommend_k, threshold_table
+    from ._core.evaluate import recommend_k, threshold_table
     from .io import TableWriter, table_format
 
     recipe = _spec(args)
@@ -618,9 +618,9 @@ def _cmd_demo(args) -> int:
     import pandas as pd
 
     from . import datasets
-    from .evaluate import jaccard_pairs, recommend_k, threshold_table
-    from .fingerprint import make_spec
-    from .hamming import hamming_matrix
+    from ._core.evaluate import jaccard_pairs, recommend_k, threshold_table
+    from ._core.hamming import hamming_matrix
+    from ._core.spec import make_spec
     from .io import write_parquet
 
     out = Path(args.out)
@@ -729,7 +729,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         names = ", ".join(parser.commands)
         print(f"{PROG}: error: choose a command: {names} (see {PROG} --help)", file=sys.stderr)
         return EXIT_USAGE
-    from .spec import SpecMismatchError
+    from ._core.spec import SpecMismatchError
 
     try:
         return int(args.func(args) or 0)

@@ -78,12 +78,8 @@ except ImportError as _e:  # pragma: no cover - exercised in a subprocess test
 import pandas as pd
 
 from . import accessors as _acc
-from ._kernels.unionfind import components as _components
-from ._parallel import threads
-from ._validation import check_k
-from .config import config
-from .fingerprint import make_spec
-from .search import (
+from ._core.parallel import threads
+from ._core.search import (
     TooManyPairsError,
     _check_blocks,
     _expand,
@@ -95,7 +91,10 @@ from .search import (
     _Work,
     table_design,
 )
-from .spec import FingerprintSpec, SpecMismatchError, check_compatible
+from ._core.spec import FingerprintSpec, SpecMismatchError, check_compatible, make_spec
+from ._core.validation import check_k
+from ._kernels.unionfind import components as _components
+from .config import config
 
 __all__ = [
     "clusters",

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .spec import FingerprintSpec, SpecMismatchError
+from ._core.spec import FingerprintSpec, SpecMismatchError
 
 __all__ = [
     "InputError",

@@ -17,10 +17,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from . import _tokens
-from .features import FeatureBatch
-from .fingerprint import fingerprint_features
-from .spec import FingerprintSpec
+from ._core import tokens as _tokens
+from ._core.batch import FeatureBatch
+from ._core.fingerprint import fingerprint_features
+from ._core.spec import FingerprintSpec
 
 __all__ = ["SimhashVectorizer", "fingerprint_sparse", "vocabulary_hashes"]
 
@@ -255,7 +255,7 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
         return CountVectorizer(**common)
 
     def _documents(self, X):
-        from ._text import to_arrow
+        from ._core.text import to_arrow
 
         if isinstance(X, str):
             raise TypeError("X must be a sequence of texts, not a single string")
@@ -265,7 +265,7 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"X[{pos}] is missing (None/NaN/NA); drop missing texts first")
         if not self._jieba():
             return arr.to_pylist()
-        from .jieba_features import jieba_tokens
+        from ._core.jieba import jieba_tokens
 
         stop = "default" if self.stop_words is None else self.stop_words
         return jieba_tokens(arr, stop_words=stop, n_jobs=self.n_jobs,

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simhash_nb as sh
-from simhash_nb.features import prepare
+from simhash_nb._core.tokenizers import prepare
 from tests import naive
 from tests.conftest import fp_ints
 

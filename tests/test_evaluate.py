@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simhash_nb as sh
+from simhash_nb._core.evaluate import minhash_bands
 from simhash_nb.config import config, reset_config
-from simhash_nb.evaluate import minhash_bands
 from tests import naive
 from tests.conftest import fp_ints
 

@@ -266,7 +266,7 @@ def test_pieces_give_the_same_fingerprints(make, monkeypatch):
 
 
 def test_text_slices_cover_the_batch_in_order():
-    from simhash_nb._text import text_slices
+    from simhash_nb._core.text import text_slices
 
     for make in (list, pa.array, lambda t: pd.Series(t, dtype="string[pyarrow]")):
         got = list(text_slices(make(PIECE_TEXTS), 5000))

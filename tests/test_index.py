@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simhash_nb as sh
-from simhash_nb import index as index_mod
+from simhash_nb._core import index as index_mod
 from simhash_nb.config import reset_config
 
 from . import naive

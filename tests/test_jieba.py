@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import simhash_nb as sh
-from simhash_nb.features import prepare
+from simhash_nb._core.tokenizers import prepare
 from simhash_nb.jieba_features import (
     IdfTable,
     default_stop_words,

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simhash_nb as sh
-from simhash_nb._text import normalize
+from simhash_nb._core.text import normalize
 from tests import naive
 
 

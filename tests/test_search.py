@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simhash_nb as sh
-from simhash_nb import search
+from simhash_nb._core import search
 from simhash_nb.config import config, reset_config
 
 from . import naive

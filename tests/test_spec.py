@@ -1,7 +1,7 @@
 import pytest
 
 import simhash_nb as sh
-from simhash_nb.spec import FORMAT_VERSION, FingerprintSpec, SpecMismatchError
+from simhash_nb._core.spec import FORMAT_VERSION, FingerprintSpec, SpecMismatchError
 
 
 def test_json_round_trip_and_canonical_form():

@@ -20,6 +20,9 @@ class SpecMismatchError(ValueError):
     """Fingerprints made with different specs were compared or combined."""
 
 
+SpecMismatchError.__module__ = "simhash_nb"  # its public home (as numpy's set_module)
+
+
 @dataclasses.dataclass(frozen=True)
 class FingerprintSpec:
     """Every choice that decides a fingerprint.
@@ -162,7 +165,7 @@ def check_compatible(a: FingerprintSpec | None, b: FingerprintSpec | None) -> No
     >>> check_compatible(FingerprintSpec(bits=64), FingerprintSpec(bits=128))
     Traceback (most recent call last):
     ...
-    simhash_nb.spec.SpecMismatchError: fingerprints were made with different specs: bits: 64 != 128
+    simhash_nb.SpecMismatchError: fingerprints were made with different specs: bits: 64 != 128
     """
     if a is None or b is None or a == b:
         return
@@ -172,3 +175,31 @@ def check_compatible(a: FingerprintSpec | None, b: FingerprintSpec | None) -> No
         if getattr(a, f.name) != getattr(b, f.name)
     ]
     raise SpecMismatchError("fingerprints were made with different specs: " + "; ".join(diffs))
+
+
+DEFAULT_NGRAM = {"char": 5, "word": 1}
+
+
+def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec:
+    """A :class:`FingerprintSpec` from a spec or from keyword options (not both).
+
+    Options left as ``None`` take their defaults; ``ngram`` defaults by tokenizer
+    (char: 5, word: 1).
+
+    Examples
+    --------
+    >>> make_spec(tokenizer="word").ngram
+    1
+    """
+    given = {k: v for k, v in options.items() if v is not None}
+    if spec is not None:
+        if not isinstance(spec, FingerprintSpec):
+            raise TypeError(f"spec must be a FingerprintSpec, got {type(spec).__name__}")
+        if given:
+            raise ValueError(f"pass either spec= or options, not both (got {sorted(given)})")
+        return spec
+    if "normalize" in given and isinstance(given["normalize"], str):
+        given["normalize"] = (given["normalize"],)
+    tokenizer = given.get("tokenizer", "char")
+    given.setdefault("ngram", DEFAULT_NGRAM.get(tokenizer, 1))
+    return FingerprintSpec(**given)

@@ -13,15 +13,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._kernels import bitsums as _bk
-from ._kernels import windows as _wk
-from ._parallel import balanced_chunks, threads
-from ._text import text_buffers
-from ._unicode import word_classes
-from ._validation import as_fingerprints, bits_of, check_k, same_width
-from .features import _MODES, is_fast, prepare
+from .._kernels import bitsums as _bk
+from .._kernels import windows as _wk
 from .fingerprint import _check_document_sizes
+from .parallel import balanced_chunks, threads
 from .spec import FingerprintSpec
+from .text import text_buffers
+from .tokenizers import _MODES, is_fast, prepare
+from .unicode import word_classes
+from .validation import as_fingerprints, bits_of, check_k, same_width
 
 __all__ = ["Windows", "window_fingerprints", "containment"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._kernels import hamming as _hk
-from ._validation import as_fingerprints, as_words, bits_of, check_k, same_width
-from .config import config
+from .._kernels import hamming as _hk
+from ..config import config
 from .pairs import Pairs
+from .validation import as_fingerprints, as_words, bits_of, check_k, same_width
 
 __all__ = ["hamming", "hamming_matrix", "pairs_within"]
 

@@ -46,19 +46,12 @@ from typing import Any
 import numba
 import numpy as np
 
-from ._kernels import tables as _tk
-from ._parallel import threads
-from ._validation import as_fingerprints, as_words, bits_of, check_k
-from .config import config
-from .search import (
-    _best_tables,
-    _check_blocks,
-    _Layout,
-    _pair_count,
-    _threads_for,
-    _top_bits,
-)
+from .._kernels import tables as _tk
+from ..config import config
+from .parallel import threads
+from .search import _best_tables, _check_blocks, _Layout, _pair_count, _threads_for, _top_bits
 from .spec import FingerprintSpec, check_compatible
+from .validation import as_fingerprints, as_words, bits_of, check_k
 
 __all__ = ["Matches", "SimhashIndex"]
 

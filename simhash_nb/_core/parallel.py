@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import numba
 import numpy as np
 
-from .config import config
+from ..config import config
 
 
 @contextlib.contextmanager

@@ -18,45 +18,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import bitsums as _bk
-from ._parallel import balanced_chunks, threads
-from ._text import text_buffers, text_slices
-from ._unicode import word_classes
-from .config import config
-from .features import _MODES, FeatureBatch, invalid_weight_error, is_fast, prepare, text_batch
+from .._kernels import bitsums as _bk
+from ..config import config
+from .batch import FeatureBatch, invalid_weight_error
+from .features import text_batch
+from .parallel import balanced_chunks, threads
 from .spec import FingerprintSpec
+from .text import text_buffers, text_slices
+from .tokenizers import _MODES, is_fast, prepare
+from .unicode import word_classes
 
-__all__ = ["fingerprint", "fingerprint_features", "make_spec"]
-
-DEFAULT_NGRAM = {"char": 5, "word": 1}
-
-
-def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec:
-    """A :class:`FingerprintSpec` from a spec or from keyword options (not both).
-
-    Options left as ``None`` take their defaults; ``ngram`` defaults by tokenizer
-    (char: 4, word: 1).
-
-    Examples
-    --------
-    >>> make_spec(tokenizer="word").ngram
-    1
-    """
-    given = {k: v for k, v in options.items() if v is not None}
-    if spec is not None:
-        if not isinstance(spec, FingerprintSpec):
-            raise TypeError(f"spec must be a FingerprintSpec, got {type(spec).__name__}")
-        if given:
-            raise ValueError(f"pass either spec= or options, not both (got {sorted(given)})")
-        return spec
-    if "normalize" in given and isinstance(given["normalize"], str):
-        given["normalize"] = (given["normalize"],)
-    tokenizer = given.get("tokenizer", "char")
-    given.setdefault("ngram", DEFAULT_NGRAM.get(tokenizer, 1))
-    return FingerprintSpec(**given)
+__all__ = ["fingerprint", "fingerprint_features"]
 
 
-def _fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, progress=None):
+def fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, progress=None):
     """Fingerprints, feature counts and validity of each text (missing texts: 0).
 
     ``extras`` holds what a spec records only by name or content (a callable tokenizer,
@@ -191,7 +166,7 @@ def fingerprint(
                            normalize=normalize, seed=seed, spec=spec, params=params)
     if missing not in ("raise", "zero"):
         raise ValueError(f"missing must be 'raise' or 'zero', got {missing!r}")
-    fps, _, valid = _fingerprint_texts(texts, spec, n_jobs, extras, progress)
+    fps, _, valid = fingerprint_texts(texts, spec, n_jobs, extras, progress)
     if missing == "raise" and not valid.all():
         pos = int(np.flatnonzero(~valid)[0])
         raise ValueError(

@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import jaccard as _jk
-from ._parallel import threads
-from ._validation import as_fingerprints, bits_of
-from .config import config
-from .features import FeatureBatch
+from .._kernels import jaccard as _jk
+from ..config import config
+from .batch import FeatureBatch
 from .pairs import Pairs
+from .parallel import threads
+from .validation import as_fingerprints, bits_of
 
 __all__ = ["Recommendation", "jaccard", "jaccard_pairs", "recommend_k", "threshold_table"]
 
@@ -83,8 +83,8 @@ def _document_sets(x, options: dict, n_jobs):
     if _looks_like_hash_lists(x):
         fb = FeatureBatch.from_lists(x)
         return (*_sorted_sets(fb), fb)
-    from ._text import to_arrow
     from .features import features
+    from .text import to_arrow
 
     arr = to_arrow(x)
     if arr.null_count:

@@ -6,10 +6,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._kernels import unionfind as _uf
-from ._parallel import threads
-from ._validation import as_fingerprints, as_words, check_k
+from .._kernels import unionfind as _uf
 from .pairs import Pairs
+from .parallel import threads
 from .search import (
     TooManyPairsError,
     _check_blocks,
@@ -20,6 +19,7 @@ from .search import (
     _Work,
     table_design,
 )
+from .validation import as_fingerprints, as_words, check_k
 
 __all__ = ["clusters", "dedupe"]
 

@@ -13,9 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._kernels.xxh64 import xxh64_many
-from ._text import _buffers
-from .features import FeatureBatch
+from .._kernels.xxh64 import xxh64_many
+from .batch import FeatureBatch
+from .text import _buffers
 
 
 def as_string_array(strings) -> pa.Array:
@@ -45,7 +45,7 @@ def hash_strings(strings, seed: int = 0) -> np.ndarray:
 
     Examples
     --------
-    >>> from simhash_nb._tokens import hash_strings
+    >>> from simhash_nb._core.tokens import hash_strings
     >>> import simhash_nb as sh
     >>> h = hash_strings(["cat"])
     >>> bool(h[0] == sh.features(["cat"], tokenizer="word").hashes[0])

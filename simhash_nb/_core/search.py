@@ -20,12 +20,12 @@ from typing import Any
 import numba
 import numpy as np
 
-from ._kernels import hamming as _hk
-from ._kernels import tables as _tk
-from ._parallel import threads
-from ._validation import as_fingerprints, as_words, bits_of, check_k, same_width
-from .config import config
+from .._kernels import hamming as _hk
+from .._kernels import tables as _tk
+from ..config import config
 from .pairs import Pairs
+from .parallel import threads
+from .validation import as_fingerprints, as_words, bits_of, check_k, same_width
 
 __all__ = ["TableDesign", "TooManyPairsError", "near_duplicates", "table_design"]
 

@@ -1,0 +1,118 @@
+"""Features of texts: built-in shingles, jieba or a callable tokenizer to a FeatureBatch."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .._kernels import bitsums as _bk
+from . import jieba as jf
+from .batch import FeatureBatch
+from .idf import IdfTable, apply_idf
+from .parallel import balanced_chunks, threads
+from .spec import FingerprintSpec
+from .text import text_buffers
+from .tokenizers import _MODES, prepare
+from .unicode import word_classes
+
+__all__ = ["FeatureBatch", "features", "fit_idf"]
+
+
+
+def text_features(texts, spec: FingerprintSpec, n_jobs: int | None = None,
+                  return_valid: bool = False):
+    """Built-in char/word shingles of ``texts`` as a FeatureBatch (distinct sorted hashes).
+
+    With ``return_valid`` also the validity mask (False for missing texts).
+    """
+    with threads(n_jobs) as n_threads:
+        buf = text_buffers(texts, spec.normalize, n_threads)
+        mode = _MODES[spec.tokenizer]
+        binary = spec.weights == "binary"
+        chunks = balanced_chunks(buf.offsets)
+        args = (buf.data, buf.offsets, chunks, mode, spec.ngram, np.uint64(spec.seed),
+                word_classes(), binary)
+        counts = _bk.feature_counts_texts(*args)
+        counts[~buf.valid] = 0
+        indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        hashes, weights = _bk.features_texts(*args, indptr)
+    fb = FeatureBatch(indptr, hashes, weights)
+    return (fb, buf.valid) if return_valid else fb
+
+
+def text_batch(texts, spec: FingerprintSpec, extras: dict, n_jobs=None, progress=None):
+    """(FeatureBatch, validity, spec) of ``texts``; the spec records a table fitted here."""
+    if spec.tokenizer == "jieba":
+        return jf.jieba_batch(texts, spec, extras["setup"], n_jobs, progress)
+    if spec.tokenizer == "callable":
+        return jf.callable_batch(texts, spec, extras["func"], extras.get("idf"), progress)
+    if spec.tokenizer in _MODES:
+        base = spec.replace(weights="tf") if spec.weights == "tfidf" else spec
+        fb, valid = text_features(texts, base, n_jobs, return_valid=True)
+        if spec.weights == "tfidf":
+            fb, spec = apply_idf(fb, spec, extras.get("idf"))
+        return fb, valid, spec
+    raise ValueError(f"tokenizer {spec.tokenizer!r} does not read text")
+
+
+def features(
+    texts,
+    *,
+    tokenizer=None,
+    ngram: int | None = None,
+    weights: str | None = None,
+    normalize=None,
+    seed: int | None = None,
+    spec: FingerprintSpec | None = None,
+    params: Mapping | None = None,
+    n_jobs: int | None = None,
+    progress: bool | None = None,
+) -> FeatureBatch:
+    """Tokenise ``texts`` and hash their features, without fingerprinting them.
+
+    Takes the same arguments as :func:`simhash_nb.fingerprint`. Each document's
+    features are its distinct feature hashes in increasing order, weighted by their
+    count (``weights="tf"``), 1 (``"binary"``), count times IDF (``"tfidf"``) or the
+    summed weights a callable tokenizer returned (``"given"``); a missing document, or
+    one with no tokens left (for instance only stop words), has none.
+    ``fingerprint_features(features(texts))`` equals ``fingerprint(texts)``.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> fb = sh.features(["a b a"], tokenizer="word", ngram=1, weights="tf")
+    >>> fb.n_features.tolist(), sorted(fb.weights.tolist())
+    ([2], [1.0, 2.0])
+    >>> fb = sh.features(["a b a"], tokenizer=str.split, params={"name": "split"})
+    >>> sorted(fb.weights.tolist())
+    [1.0, 2.0]
+    """
+    spec, extras = prepare(tokenizer=tokenizer, ngram=ngram, weights=weights,
+                           normalize=normalize, seed=seed, spec=spec, params=params)
+    fb, _, _ = text_batch(texts, spec, extras, n_jobs, progress)
+    return fb
+
+
+def fit_idf(texts, **options) -> IdfTable:
+    """Fit an :class:`IdfTable` on a corpus with any tokenizer.
+
+    Takes the options of :func:`simhash_nb.features` (weights are ignored). Pass the
+    table back with ``weights="tfidf", params={"idf": table}`` and the same options.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> table = sh.fit_idf(["a b", "a c"], tokenizer="word")
+    >>> fps = sh.fingerprint(["a b"], tokenizer="word", weights="tfidf",
+    ...                      params={"idf": table})
+    >>> fps.shape
+    (1,)
+    """
+    options = dict(options)
+    options["weights"] = "tf"
+    params = dict(options.pop("params", None) or {})
+    params.pop("idf", None)
+    fb = features(texts, params=params, **options)
+    return IdfTable.fit(fb)
+

@@ -1,0 +1,132 @@
+"""Fingerprint options to a spec: the spec of ``tokenizer=..., weights=..., params=...``
+and the objects it stands for (a callable tokenizer, stop words, an IDF table)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .._kernels.shingles import MODE_CHAR, MODE_WORD
+from .idf import IdfTable
+from .jieba import resolve
+from .spec import FingerprintSpec, check_compatible, make_spec
+
+__all__ = ["is_fast", "prepare"]
+
+_MODES = {"char": MODE_CHAR, "word": MODE_WORD}
+
+
+def is_fast(spec: FingerprintSpec) -> bool:
+    """True if the fused Numba kernel makes these fingerprints (built-in tokens, unit weights)."""
+    return spec.tokenizer in _MODES and spec.weights in ("tf", "binary")
+
+
+def _callable_name(func, params: dict) -> str:
+    name = params.get("name")
+    if name is None:
+        qual = getattr(func, "__qualname__", None) or type(func).__qualname__
+        if "<lambda>" in qual or "<locals>" in qual:
+            raise ValueError(
+                "a lambda or local function cannot be named in the fingerprint spec; pass "
+                "params={'name': 'my_tokenizer_v1'} (any name that changes when the "
+                "tokenizer does)")
+        name = f"{getattr(func, '__module__', None) or type(func).__module__}.{qual}"
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"params['name'] must be a non-empty string, got {name!r}")
+    return name
+
+
+def _idf_param(params: dict, weights: str, where: str):
+    idf = params.get("idf")
+    if weights != "tfidf":
+        if idf is not None:
+            raise ValueError("params['idf'] is used only with weights='tfidf'")
+        return {}, None
+    if isinstance(idf, IdfTable):
+        return {"idf": idf.tag}, idf
+    if idf == "fit" or idf == "jieba":
+        return {"idf": idf}, idf
+    if isinstance(idf, str) and idf.startswith("sha1:"):
+        raise ValueError(f"this spec's IDF table ({idf}) is not stored in the spec; pass the "
+                         "IdfTable again with params={'idf': table}")
+    raise ValueError(f"weights='tfidf' with {where} needs params={{'idf': table}} (an IdfTable "
+                     f"from sh.fit_idf), params={{'idf': 'fit'}} to fit on these texts, or "
+                     f"params={{'idf': 'jieba'}} for jieba's table; got {idf!r}")
+
+
+def _build(tokenizer, ngram, weights, normalize, seed, bits, params, func):
+    params = dict(params)
+    opts = {"bits": bits, "ngram": ngram, "normalize": normalize, "seed": seed}
+    if tokenizer == "jieba":
+        weights = "tfidf" if weights is None else weights
+        if weights not in ("tf", "binary", "tfidf"):
+            raise ValueError(f"jieba weights must be 'tf', 'binary' or 'tfidf', got {weights!r}")
+        spec_params, setup = resolve(params, weights)
+        spec = make_spec(tokenizer="jieba", weights=weights, params=spec_params, **opts)
+        return spec, {"setup": setup}
+    if tokenizer == "callable":
+        if func is None:
+            raise ValueError(
+                "a spec with tokenizer='callable' cannot rebuild the tokenizer; pass the "
+                "function again: tokenizer=func, spec=spec")
+        weights = "tf" if weights is None else weights
+        if weights not in ("tf", "binary", "given", "tfidf"):
+            raise ValueError(f"callable tokenizer weights must be 'tf', 'binary', 'given' or "
+                             f"'tfidf', got {weights!r}")
+        name = _callable_name(func, params)
+        unknown = sorted(set(params) - {"name", "idf"})
+        if unknown:
+            raise ValueError(f"unknown params {unknown} for a callable tokenizer")
+        idf_params, idf = _idf_param(params, weights, "a callable tokenizer")
+        spec = make_spec(tokenizer="callable", weights=weights,
+                         params={"name": name, **idf_params}, **opts)
+        return spec, {"func": func, "idf": idf}
+    if tokenizer in (None, "char", "word"):
+        if weights == "given":
+            raise ValueError("weights='given' needs a tokenizer that returns weights")
+        unknown = sorted(set(params) - {"idf"})
+        if unknown:
+            raise ValueError(f"unknown params {unknown} for tokenizer {tokenizer or 'char'!r}")
+        idf_params, idf = _idf_param(params, weights or "tf", f"tokenizer {tokenizer!r}")
+        spec = make_spec(tokenizer=tokenizer, weights=weights, params=idf_params or None,
+                         **opts)
+        return spec, {"idf": idf}
+    if tokenizer == "sklearn":
+        raise ValueError("tokenizer 'sklearn' fingerprints come from "
+                         "simhash_nb.sklearn.SimhashVectorizer or sh.fingerprint_sparse")
+    if tokenizer == "hashes":
+        raise ValueError("tokenizer 'hashes' fingerprints come from sh.fingerprint_features")
+    raise ValueError(f"tokenizer must be 'char', 'word', 'jieba' or a callable, got {tokenizer!r}")
+
+
+def prepare(*, tokenizer=None, ngram=None, weights=None, normalize=None, seed=None, bits=None,
+            spec: FingerprintSpec | None = None, params=None):
+    """The spec of these options and the objects it stands for (callable, stop words, IDF).
+
+    With ``spec``, ``tokenizer`` may be the callable a ``"callable"`` spec was made
+    with and ``params`` may hold the objects it records by content; the spec they give
+    must equal ``spec``.
+    """
+    func = None
+    if tokenizer is not None and not isinstance(tokenizer, str):
+        if not callable(tokenizer):
+            raise TypeError(f"tokenizer must be a name or a callable, got {tokenizer!r}")
+        func, tokenizer = tokenizer, "callable"
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"params must be a dict, got {type(params).__name__}")
+    params = dict(params or {})
+    if spec is None:
+        return _build(tokenizer, ngram, weights, normalize, seed, bits, params, func)
+    spec = make_spec(spec, bits=bits, tokenizer=None if func else tokenizer, ngram=ngram,
+                     weights=weights, normalize=normalize, seed=seed)
+    if func is not None and spec.tokenizer != "callable":
+        raise ValueError(f"a callable tokenizer was given with a {spec.tokenizer!r} spec")
+    if is_fast(spec) and not params:
+        return spec, {}
+    merged = {**dict(spec.params), **params}
+    built, extras = _build(spec.tokenizer, spec.ngram, spec.weights, spec.normalize, spec.seed,
+                           spec.bits, merged, func)
+    if dict(built.params).get("idf") == "fit":
+        raise ValueError("params={'idf': 'fit'} cannot be checked against a spec; pass the "
+                         "IdfTable the spec was made with")
+    check_compatible(spec, built)
+    return spec, extras
