@@ -79,18 +79,10 @@ import pandas as pd
 
 from . import accessors as _acc
 from ._core.parallel import threads
-from ._core.search import (
-    TooManyPairsError,
-    _check_blocks,
-    _expand,
-    _group_identical,
-    _identical,
-    _Layout,
-    _n_tables,
-    _table_search,
-    _Work,
-    table_design,
-)
+from ._core.search.design import check_blocks, table_design
+from ._core.search.engine import TooManyPairsError, table_search
+from ._core.search.groups import expand_pairs, group_identical, identical_rows
+from ._core.search.layout import Layout, Work, table_count
 from ._core.spec import FingerprintSpec, SpecMismatchError, check_compatible, make_spec
 from ._core.validation import check_k
 from ._kernels.unionfind import components as _components
@@ -417,10 +409,10 @@ def _design_blocks(n: int, k: int, bits: int, blocks: int | None,
     than on one machine.
     """
     if blocks is not None:
-        return _check_blocks(blocks, k, bits)
+        return check_blocks(blocks, k, bits)
     best, best_cost = None, None
     for b in range(max(k + 1, bits // 64), bits + 1):
-        if _n_tables(b, k) > config["max_tables"]:
+        if table_count(b, k) > config["max_tables"]:
             break
         d = table_design(n, k, bits, n_against=n_against, blocks=b)
         cost = d.cost + d.tables * (n + (n_against or 0)) * config["distributed_cost_record"]
@@ -488,7 +480,7 @@ def _emit(part: pd.Series, tables: range, key_masks: np.ndarray, offsets: np.nda
 _PER_BLOCK = ("starts", "widths", "block_masks")
 
 
-def _one_table(layout: _Layout, t: int) -> _Layout:
+def _one_table(layout: Layout, t: int) -> Layout:
     """The layout restricted to table ``t``; ownership still checks against all blocks.
 
     Every array field indexed by table (``sels``, ``rests``, ``key_widths``, ...) is
@@ -507,7 +499,7 @@ def _one_table(layout: _Layout, t: int) -> _Layout:
     return dataclasses.replace(layout, **changes)
 
 
-def _table_pairs(fps: np.ndarray, layout: _Layout, t: int, k: int, limit: int, expand: bool):
+def _table_pairs(fps: np.ndarray, layout: Layout, t: int, k: int, limit: int, expand: bool):
     """Pairs owned by table ``t`` among rows sharing its keys (local row numbers).
 
     ``expand``: every pair of rows (as :func:`simhash_nb.near_duplicates` lists them);
@@ -518,24 +510,24 @@ def _table_pairs(fps: np.ndarray, layout: _Layout, t: int, k: int, limit: int, e
     none = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8))
     if m < 2:
         return none
-    work = _Work(m)
-    ga = _group_identical(fps, work)
+    work = Work(m)
+    ga = group_identical(fps, work)
     ua = ga.distinct(fps)
     identical = ga.identical_pairs() if expand and t == 0 else 0
     if identical > limit:
         raise _too_many(identical, limit)
     if ua.shape[0] >= 2:
         w = ga.weights() if expand else np.empty(0, np.int64)
-        got = _table_search(ua, -1, _one_table(layout, t), k, w, w, limit - identical, work)
+        got = table_search(ua, -1, _one_table(layout, t), k, w, w, limit - identical, work)
         if got.over:
             raise _too_many(got.weighted + identical, limit)
         u, v, d = got.result()
     else:
         u, v, d = none
     if expand:
-        i, j, d = _expand(u, v, d, ga, ga, True)
+        i, j, d = expand_pairs(u, v, d, ga, ga, True)
         if identical:
-            ii, jj, dd_ = _identical(ga)
+            ii, jj, dd_ = identical_rows(ga)
             i, j, d = np.concatenate([i, ii]), np.concatenate([j, jj]), np.concatenate([d, dd_])
         return i, j, d
     if not ga.has_duplicates:
@@ -549,18 +541,18 @@ def _table_pairs(fps: np.ndarray, layout: _Layout, t: int, k: int, limit: int, e
     return i, j, d
 
 
-def _cross_table_pairs(fa: np.ndarray, fb: np.ndarray, layout: _Layout, t: int, k: int,
+def _cross_table_pairs(fa: np.ndarray, fb: np.ndarray, layout: Layout, t: int, k: int,
                        limit: int):
     """Pairs (row of ``fa``, row of ``fb``) owned by table ``t``, as in a cross join."""
-    work = _Work(fa.shape[0] + fb.shape[0])
-    ga, gb = _group_identical(fa, work), _group_identical(fb, work)
+    work = Work(fa.shape[0] + fb.shape[0])
+    ga, gb = group_identical(fa, work), group_identical(fb, work)
     ua, ub = ga.distinct(fa), gb.distinct(fb)
     both = np.concatenate([ua, ub])
-    got = _table_search(both, ua.shape[0], _one_table(layout, t), k, ga.weights(),
+    got = table_search(both, ua.shape[0], _one_table(layout, t), k, ga.weights(),
                         gb.weights(), limit, work.fit(both.shape[0]))
     if got.over:
         raise _too_many(got.weighted, limit)
-    return _expand(*got.result(), ga, gb, False)
+    return expand_pairs(*got.result(), ga, gb, False)
 
 
 def _too_many(total: int, limit: int) -> TooManyPairsError:
@@ -580,7 +572,7 @@ def _pairs_meta(label_dtype) -> pd.DataFrame:
                          "distance": np.empty(0, np.uint8)})
 
 
-def _search_part(df: pd.DataFrame, layout: _Layout, k: int, mode: str, limit: int,
+def _search_part(df: pd.DataFrame, layout: Layout, k: int, mode: str, limit: int,
                  n_jobs, label_dtype) -> pd.DataFrame:
     """Verify the candidates of one shuffled partition, table by table.
 
@@ -653,7 +645,7 @@ def _search(inp: _Input, scan: _Scan, k: int, blocks: int | None, mode: str, *,
     else:
         design = _design_blocks(max(scan.n_valid, 1), k, bits, blocks,
                                 n_against=max(against[1].n_valid, 1))
-    layout = _Layout.make(bits, k, design)
+    layout = Layout.make(bits, k, design)
     label_dtype = inp.fps._meta.index.dtype if labels else None
     key_masks = np.stack([np.bitwise_or.reduce(layout.block_masks[sel], axis=0)
                           for sel in layout.sels])

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simhash_nb as sh
-from simhash_nb._core import search
+from simhash_nb._core.search import engine as search_engine
+from simhash_nb._core.search import layout as search_layout
 from simhash_nb.config import config, reset_config
 
 from . import naive
@@ -115,9 +116,9 @@ def test_auto_design_uses_tables_on_larger_sets():
 
 def test_exact_and_hashed_keys_both_covered():
     # small n: wide keys are hashed to log2(n) + extra bits; a 16-bit key stays exact
-    small = search._Layout.make(64, 1, 4).plan(50)
+    small = search_layout.Layout.make(64, 1, 4).plan(50)
     assert small.hashed.all()
-    exact = search._Layout.make(64, 3, 4).plan(600)
+    exact = search_layout.Layout.make(64, 3, 4).plan(600)
     assert not exact.hashed.any()
     rng = np.random.default_rng(5)
     for n, k, b in ((50, 1, 4), (600, 3, 4)):
@@ -126,7 +127,7 @@ def test_exact_and_hashed_keys_both_covered():
 
 
 def test_blocks_straddling_words_128():
-    layout = search._Layout.make(128, 2, 3)  # widths 43, 43, 42: block 1 spans bit 64
+    layout = search_layout.Layout.make(128, 2, 3)  # widths 43, 43, 42: block 1 spans bit 64
     assert layout.starts[1] < 64 < layout.starts[1] + layout.widths[1]
     rng = np.random.default_rng(6)
     base = random_fps(rng, 1, 128)[0]
@@ -205,7 +206,7 @@ def test_near_identical_groups(bits):
 @pytest.mark.parametrize("bits, k, blocks", [(64, 3, 5), (64, 2, 4), (128, 3, 6), (128, 5, 7)])
 def test_differences_inside_one_block(bits, k, blocks):
     rng = np.random.default_rng(12)
-    layout = search._Layout.make(bits, k, blocks)
+    layout = search_layout.Layout.make(bits, k, blocks)
     base = random_fps(rng, 1, bits)[0]
     rows = []
     for x in range(blocks):
@@ -234,13 +235,13 @@ def clustered(rng, n, bits, varying):
 
 def count_refinements(monkeypatch) -> list:
     calls = []
-    original = search._refine_group
+    original = search_engine.refine_group
 
     def spy(*args):
         calls.append(args[1].shape[0])
         return original(*args)
 
-    monkeypatch.setattr(search, "_refine_group", spy)
+    monkeypatch.setattr(search_engine, "refine_group", spy)
     return calls
 
 
@@ -277,7 +278,7 @@ def test_refinement_with_colliding_hashed_keys(monkeypatch):
     config["search_big_run_pairs"] = 30
     refined = count_refinements(monkeypatch)
     for blocks in (4, 6):
-        assert search._Layout.make(64, 3, blocks).plan(len(fps)).hashed.all()
+        assert search_layout.Layout.make(64, 3, blocks).plan(len(fps)).hashed.all()
         got = sh.near_duplicates(fps, 3, blocks=blocks)
         assert_pairs_equal(got, sh.pairs_within(fps, 3))
     assert len(refined) > 0
@@ -336,7 +337,7 @@ def test_random_small_sets(data, bits, n, seed):
     )
     rng = np.random.default_rng(seed)
     fps = planted(rng, n, bits, k, per_distance=1) if n else random_fps(rng, 0, bits)
-    if search._n_tables(blocks or k + 1, k) > config["max_tables"]:
+    if search_layout.table_count(blocks or k + 1, k) > config["max_tables"]:
         return
     got = sh.near_duplicates(fps, k, blocks=blocks)
     if n == 0:  # (sh.pairs_within refuses empty 128-bit input)
@@ -413,7 +414,7 @@ def test_bad_fingerprints():
 def test_table_design_choices():
     d = sh.table_design(1_000_000, 3)
     assert d.method == "tables" and d.blocks in (4, 5, 6)
-    assert d.tables == search._n_tables(d.blocks, 3)
+    assert d.tables == search_layout.table_count(d.blocks, 3)
     assert d.cost > 0 and d.candidates > 0
     big = sh.table_design(100_000_000, 3)
     assert big.blocks >= d.blocks  # more rows: more tables for fewer candidates
@@ -454,9 +455,9 @@ def test_ownership_is_a_partition():
     from simhash_nb._kernels import tables as tk
 
     for bits, k, b in ((64, 3, 5), (64, 2, 6), (128, 4, 7)):
-        layout = search._Layout.make(bits, k, b)
+        layout = search_layout.Layout.make(bits, k, b)
         sels = [tuple(s) for s in layout.sels.tolist()]
-        assert sels == sorted(sels) and len(sels) == search._n_tables(b, k)
+        assert sels == sorted(sels) and len(sels) == search_layout.table_count(b, k)
         x = np.zeros((1, bits // 64), dtype=np.uint64)
         for r in range(b - k, b + 1):
             for agree in itertools.combinations(range(b), r):

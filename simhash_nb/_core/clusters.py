@@ -9,16 +9,10 @@ import numpy as np
 from .._kernels import unionfind as _uf
 from .pairs import Pairs
 from .parallel import threads
-from .search import (
-    TooManyPairsError,
-    _check_blocks,
-    _check_max_pairs,
-    _group_identical,
-    _search_distinct,
-    _threads_for,
-    _Work,
-    table_design,
-)
+from .search.design import check_blocks, table_design
+from .search.engine import TooManyPairsError, check_max_pairs, search_distinct
+from .search.groups import group_identical, threads_for
+from .search.layout import Work
 from .validation import as_fingerprints, as_words, check_k
 
 __all__ = ["clusters", "dedupe"]
@@ -79,16 +73,16 @@ def clusters(
     k = check_k(k, 64 if a.ndim == 1 else 128)
     bits = 64 if a.ndim == 1 else 128
     if blocks is not None:
-        blocks = _check_blocks(blocks, k, bits)
-    max_pairs = _check_max_pairs(max_pairs)
+        blocks = check_blocks(blocks, k, bits)
+    max_pairs = check_max_pairs(max_pairs)
     a2 = as_words(a)
-    with threads(n_jobs), _threads_for(n):
-        work = _Work(n)
-        groups = _group_identical(a2, work)
+    with threads(n_jobs), threads_for(n):
+        work = Work(n)
+        groups = group_identical(a2, work)
         distinct = groups.distinct(a2)
         design = table_design(distinct.shape[0], k, bits, blocks=blocks)
         empty = np.empty(0, dtype=np.int64)
-        got = _search_distinct(distinct, None, k, design, empty, empty, max_pairs, work)
+        got = search_distinct(distinct, None, k, design, empty, empty, max_pairs, work)
         if got.over:
             raise TooManyPairsError(
                 f"clusters would hold {got.weighted:,} pairs of distinct fingerprints in "

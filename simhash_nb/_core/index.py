@@ -49,7 +49,9 @@ import numpy as np
 from .._kernels import tables as _tk
 from ..config import config
 from .parallel import threads
-from .search import _best_tables, _check_blocks, _Layout, _pair_count, _threads_for, _top_bits
+from .search.design import best_tables, check_blocks, pair_count
+from .search.groups import threads_for
+from .search.layout import Layout, top_bits
 from .spec import FingerprintSpec, check_compatible
 from .validation import as_fingerprints, as_words, bits_of, check_k
 
@@ -121,19 +123,19 @@ class _Run:
         self.lo, self.hi = lo, hi
         m = hi - lo
         fps = index._fps[lo:hi]
-        blocks = index.blocks or _best_tables(m, _pair_count(m, None), index.k, index.bits).blocks
-        self.layout = _Layout.make(index.bits, index.k, blocks)
+        blocks = index.blocks or best_tables(m, pair_count(m, None), index.k, index.bits).blocks
+        self.layout = Layout.make(index.bits, index.k, blocks)
         self.plan = self.layout.plan(m)
         n_tables = self.layout.n_tables
         self.tabs = np.empty((n_tables, m), dtype=np.uint64)
         tmp = np.empty(m, dtype=np.uint64)
         plan, layout = self.plan, self.layout
-        with _threads_for(m):
+        with threads_for(m):
             for t in range(n_tables):
                 _tk.sort_table(
                     fps, layout.key_pieces[t], plan.extra_pieces[t], bool(plan.hashed[t]),
                     int(plan.key_bits[t]), int(plan.extra_bits[t]), plan.row_bits,
-                    _top_bits(m), config["radix_local_bits"], numba.get_num_threads(),
+                    top_bits(m), config["radix_local_bits"], numba.get_num_threads(),
                     self.tabs[t], tmp,
                 )
         ids = index._ids[lo:hi]
@@ -204,7 +206,7 @@ class SimhashIndex:
         self.k = check_k(k, bits)
         self.bits = int(bits)
         self.spec = spec
-        self.blocks = None if blocks is None else _check_blocks(blocks, self.k, self.bits)
+        self.blocks = None if blocks is None else check_blocks(blocks, self.k, self.bits)
         self.n_jobs = n_jobs
         words = self.bits // 64
         self._fps = np.empty((0, words), dtype=np.uint64)
@@ -285,7 +287,7 @@ class SimhashIndex:
     def _slots_of(self, ids: np.ndarray) -> np.ndarray:
         """Live slot of each id, or -1."""
         out = np.full(ids.shape[0], -1, dtype=np.int64)
-        with _threads_for(ids.shape[0]):
+        with threads_for(ids.shape[0]):
             for run in self._runs:
                 _tk.lookup_ids(run.id_sorted, run.id_slot, self._alive, ids, out)
         return out
@@ -412,7 +414,7 @@ class SimhashIndex:
             )
         nq = q.shape[0]
         parts = []
-        with threads(self.n_jobs), _threads_for(nq * 16):
+        with threads(self.n_jobs), threads_for(nq * 16):
             n_tasks = max(1, min(nq, numba.get_num_threads() * config["chunks_per_thread"]))
             for run in self._runs:
                 if nq:

@@ -1,0 +1,18 @@
+"""Near-duplicate search: permutation tables, their cost model, and :func:`near_duplicates`.
+
+The pigeonhole method (Manku, Jain and Das Sarma, "Detecting near-duplicates for web
+crawling", WWW 2007): split the ``bits`` of a fingerprint into ``b > k`` blocks. Two
+fingerprints within ``k`` bits differ in at most ``k`` blocks, so they agree exactly on
+at least ``b - k``. Each choice of ``b - k`` blocks is one *table*; rows that share a
+table's key (the chosen blocks) are its candidates, verified with popcount.
+
+Modules, bottom up: ``layout`` (blocks, keys, sort), ``design`` (cost model),
+``groups`` (identical fingerprints), ``engine`` (the internal API that ``index``,
+``clusters`` and ``distributed`` use), ``api`` (the public functions).
+"""
+
+from .api import near_duplicates
+from .design import TableDesign, table_design
+from .engine import TooManyPairsError
+
+__all__ = ["TableDesign", "TooManyPairsError", "near_duplicates", "table_design"]

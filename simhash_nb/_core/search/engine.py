@@ -1,0 +1,295 @@
+"""The search engine, an internal API (index, clusters and distributed use it): tables,
+the collector of pairs, brute force, and the search over distinct fingerprints."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numba
+import numpy as np
+
+from ..._kernels import hamming as _hk
+from ..._kernels import tables as _tk
+from ...config import config
+from ..pairs import Pairs
+from .design import TableDesign, best_tables, check_count
+from .groups import weigh
+from .layout import Layout, Plan, Work, mask_bits, sort_table, task_count, top_bits
+
+
+class TooManyPairsError(ValueError):
+    """A pair search would return more pairs than ``max_pairs``."""
+
+class Collector:
+    """Gathers per-task output slices; counts all pairs, materialises up to a limit."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.total = 0
+        self.weighted = 0
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    @property
+    def over(self) -> bool:
+        return self.weighted > self.limit
+
+    def add(self, left, right, dist, counts, cap: int) -> None:
+        """Keep ``[t * cap, t * cap + counts[t])`` of each task ``t`` (unless over)."""
+        self.total += int(counts.sum())
+        if self.over:
+            return
+        for t in np.flatnonzero(counts):
+            s = slice(t * cap, t * cap + int(min(counts[t], cap)))
+            self.parts.append((left[s], right[s], dist[s]))
+
+    def result(self):
+        if not self.parts:
+            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
+        return tuple(np.concatenate(p) for p in zip(*self.parts))
+
+
+def table_search(
+    fps, n_left: int, layout: Layout, k: int, wa, wb, limit: int, work,
+    *, must_differ: np.ndarray | None = None, depth: int = 0,
+):
+    """Pairs among the rows of ``fps`` (self-join when ``n_left < 0``; else rows below
+    ``n_left`` against the rest) with ``sum wa[i] * wb[j]`` counted; pairs are
+    materialised only while that sum stays within ``limit``.
+
+    With at least as many tables as threads, whole tables run in parallel (one parallel
+    region per wave of tables); otherwise each table is sorted and scanned in parallel.
+    Runs with more than ``config["search_big_run_pairs"]`` candidate pairs (a big group
+    of fingerprints sharing a key) are searched again on the bits outside the key
+    (:func:`refine`) rather than pair by pair. ``must_differ`` and ``depth`` describe
+    such a refinement.
+    """
+    n = fps.shape[0]
+    work = work or Work(n)
+    if must_differ is None:
+        must_differ = np.zeros((0, fps.shape[1]), dtype=np.uint64)
+    plan = layout.plan(n)
+    outside = int(layout.widths.sum()) - int(layout.key_widths.max())
+    refine = depth < config["search_max_refinements"] and outside >= 2 * (k + 1)
+    big_pairs = config["search_big_run_pairs"] if refine else 2**62
+    ctx = Refinement(fps, n_left, layout, plan, k, wa, wb, must_differ, depth)
+    n_threads = numba.get_num_threads()
+    if layout.n_tables >= n_threads:
+        width = min(n_threads, max(1, config["search_memory_bytes"] // (16 * max(n, 1))))
+        return table_waves(ctx, limit, work, width, big_pairs)
+    n_tasks = task_count(n)
+    cap = config["pairs_initial_capacity"]
+    got = Collector(limit)
+    for t in range(layout.n_tables):
+        sorted_ = sort_table(fps, layout, t, plan, work.buf[:n], work.tmp[:n])
+        args = (
+            sorted_, int(plan.extra_bits[t]), plan.row_bits, fps, k, n_left, layout.sels[t],
+            layout.block_masks, must_differ, wa, wb, n_tasks,
+        )
+        use = 0 if got.over else cap
+        out = _tk.scan_runs(*args, use, big_pairs, BIG_CAP)
+        got.weighted += int(out[4].sum())
+        if not got.over and out[3].max() > use:
+            use = int(out[3].max())
+            out = _tk.scan_runs(*args, use, big_pairs, BIG_CAP)
+        got.add(*out[:4], use)
+        ctx.refine_all(sorted_, t, out[5], out[6], got)
+    return got
+
+
+BIG_CAP = 16  # big runs recorded per task (more are scanned pair by pair)
+
+
+def table_waves(ctx: Refinement, limit: int, work, width: int, big_pairs: int):
+    fps, layout, plan = ctx.fps, ctx.layout, ctx.plan
+    n = fps.shape[0]
+    bufs, tmps = work.rows(n, width)
+    got = Collector(limit)
+    cap = config["pairs_initial_capacity"] * 4
+    args = (
+        layout.key_pieces, plan.extra_pieces, plan.hashed, plan.key_bits, plan.extra_bits,
+        plan.row_bits, top_bits(n), config["radix_local_bits"], layout.sels,
+        layout.block_masks, ctx.must_differ, ctx.k, ctx.wa, ctx.wb,
+    )
+    for start in range(0, layout.n_tables, width):
+        tables = np.arange(start, min(start + width, layout.n_tables), dtype=np.int64)
+        m = tables.shape[0]
+        use = 0 if got.over else cap
+        out = _tk.search_tables(
+            fps, ctx.n_left, tables, *args, bufs[:m], tmps[:m], use, big_pairs, BIG_CAP
+        )
+        got.weighted += int(out[4].sum())
+        for w in range(m):
+            counts, big = out[3][w : w + 1], out[5][w * BIG_CAP : (w + 1) * BIG_CAP]
+            sorted_ = bufs[w]
+            if not got.over and counts[0] > use:  # this table again, at the exact size
+                redo = _tk.search_tables(
+                    fps, ctx.n_left, tables[w : w + 1], *args, bufs[:1], tmps[:1],
+                    int(counts[0]), big_pairs, BIG_CAP,
+                )
+                got.add(*redo[:4], int(counts[0]))
+                sorted_, big = bufs[0], redo[5]
+            else:
+                s = slice(w * use, (w + 1) * use)
+                got.add(out[0][s], out[1][s], out[2][s], counts, use)
+            ctx.refine_all(sorted_, int(tables[w]), big, out[6][w : w + 1], got)
+    return got
+
+
+@dataclasses.dataclass
+class Refinement:
+    """What :func:`refine` needs to search a big run of one table again."""
+
+    fps: np.ndarray
+    n_left: int
+    layout: Layout
+    plan: Plan
+    k: int
+    wa: np.ndarray
+    wb: np.ndarray
+    must_differ: np.ndarray
+    depth: int
+
+    def refine_all(self, sorted_, t: int, big: np.ndarray, n_big: np.ndarray, got) -> None:
+        """Refine the big runs each task recorded (``n_big[task]`` from ``task * cap``)."""
+        for task in np.flatnonzero(n_big):
+            for r in range(int(n_big[task])):
+                s, e = big[task * BIG_CAP + r]
+                refine(self, sorted_[s:e], t, got)
+
+
+def refine(ctx: Refinement, words: np.ndarray, t: int, got: Collector) -> None:
+    """Search one big run of table ``t`` again, on the bits outside its key.
+
+    The pairs of the run that table ``t`` owns agree on its key blocks and differ in
+    every block before its last key block that is not a key block (``must_differ``).
+    A nested pigeonhole search on the bits that vary inside the run finds them; runs
+    whose ``must_differ`` blocks never vary are skipped (an earlier table owns them).
+    """
+    layout = ctx.layout
+    rows = (words & np.uint64((1 << ctx.plan.row_bits) - 1)).astype(np.int64)
+    sel = layout.sels[t].tolist()
+    before = [x for x in range(layout.blocks) if x < max(sel) and x not in sel]
+    must_differ = np.concatenate([ctx.must_differ, layout.block_masks[before]])
+    key_mask = np.bitwise_or.reduce(layout.block_masks[sel], axis=0)
+    keys = ctx.fps[rows] & key_mask
+    if np.any(keys != keys[0]):  # hashed keys that collided: one group per true key
+        _, group = np.unique(keys, axis=0, return_inverse=True)
+        for g in range(int(group.max()) + 1):
+            refine_group(ctx, rows[group.ravel() == g], t, must_differ, got)
+    else:
+        refine_group(ctx, rows, t, must_differ, got)
+
+
+def refine_group(ctx: Refinement, rows, t: int, must_differ, got: Collector) -> None:
+    layout, k = ctx.layout, ctx.k
+    m = rows.shape[0]
+    sub = ctx.fps[rows]
+    varying = np.bitwise_or.reduce(sub ^ sub[0], axis=0)
+    if m < 2 or np.any(~np.any(must_differ & varying, axis=1)):
+        return  # some block that must differ is the same in every row
+    if ctx.n_left >= 0:
+        m_left = int(np.searchsorted(rows, ctx.n_left))
+        if m_left in (0, m):
+            return
+        sub_left, n_pairs = m_left, float(m_left) * (m - m_left)
+        wa = ctx.wa[rows[:m_left]] if ctx.wa.shape[0] else ctx.wa
+        wb = ctx.wb[rows[m_left:] - ctx.n_left] if ctx.wb.shape[0] else ctx.wb
+    else:
+        m_left, sub_left, n_pairs = 0, -1, m * (m - 1) / 2
+        wa = ctx.wa[rows] if ctx.wa.shape[0] else ctx.wa
+        wb = ctx.wb[rows] if ctx.wb.shape[0] else ctx.wb
+    rest = np.bitwise_or.reduce(layout.block_masks[layout.rests[t]], axis=0)
+    positions = mask_bits(rest & varying)
+    limit = got.limit - got.weighted
+    if len(positions) <= k:  # every pair is within k: list them all
+        sub_got = brute_search(sub[:m_left], sub[m_left:], k, wa, wb, limit, must_differ) \
+            if ctx.n_left >= 0 else brute_search(sub, None, k, wa, wb, limit, must_differ)
+    else:
+        design = best_tables(m, n_pairs, k, len(positions))
+        masks = np.zeros((design.blocks, layout.block_masks.shape[1]), dtype=np.uint64)
+        for x, chunk in enumerate(np.array_split(np.array(positions), design.blocks)):
+            for bit in chunk.tolist():
+                masks[x, bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
+        sub_got = table_search(
+            sub, sub_left, Layout.from_masks(layout.bits, k, masks), k, wa, wb, limit, None,
+            must_differ=must_differ, depth=ctx.depth + 1,
+        )
+    got.weighted += sub_got.weighted
+    got.total += sub_got.total
+    if got.over:
+        return
+    u, v, d = sub_got.result()
+    if ctx.n_left >= 0:
+        got.parts.append((rows[u], rows[m_left + v] - ctx.n_left, d))
+    else:
+        got.parts.append((rows[u], rows[v], d))
+
+
+def brute_search(a, b, k: int, wa, wb, limit: int, must_differ=None):
+    """All-pairs search of distinct rows (``b`` None: self-join); pairs must differ in
+    each ``must_differ`` mask."""
+    self_join = b is None
+    b = a if self_join else b
+    got = Collector(limit)
+    n_tasks = max(1, min(a.shape[0], numba.get_num_threads() * 8))
+    cap = config["pairs_initial_capacity"]
+    if a.shape[0] == 0 or b.shape[0] == 0:
+        return got
+    left, right, dist, counts = _hk.pairs_within(a, b, k, self_join, n_tasks, cap)
+    got.total = int(counts.sum())
+    if got.total > limit and must_differ is None:  # weighted >= plain count
+        got.weighted = got.total
+        return got
+    if counts.max() > cap:
+        cap = int(counts.max())
+        left, right, dist, counts = _hk.pairs_within(a, b, k, self_join, n_tasks, cap)
+    got.add(left, right, dist, counts, cap)
+    i, j, d = got.result()
+    if must_differ is not None and must_differ.shape[0] and len(i):
+        keep = np.all(np.any((a[i][:, None, :] ^ b[j][:, None, :]) & must_differ, axis=2), axis=1)
+        i, j, d = i[keep], j[keep], d[keep]
+        got.parts = [(i, j, d)]
+        got.total = int(i.shape[0])
+    got.weighted = int(weigh(i, wa).dot(weigh(j, wb))) if len(i) else 0
+    if got.over:
+        got.parts = []
+    return got
+
+def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=None):
+    """Pairs between distinct fingerprints (2-D word arrays) as a :class:`Collector`."""
+    if design.method == "exact":
+        return Collector(limit)
+    if design.method == "brute":
+        return brute_search(a, b, k, wa, wb, limit)
+    layout = Layout.make(design.bits, k, design.blocks)
+    if b is None:
+        fps, n_left = a, -1
+    else:
+        fps, n_left = np.concatenate([a, b]), a.shape[0]
+    work = (work or Work(fps.shape[0])).fit(fps.shape[0])
+    return table_search(fps, n_left, layout, k, wa, wb, limit, work)
+
+
+def too_many(total: int, max_pairs: int, identical: int) -> TooManyPairsError:
+    note = f", {identical:,} of them between identical fingerprints" if identical else ""
+    return TooManyPairsError(
+        f"near_duplicates would return {total:,} pairs{note}, more than "
+        f"max_pairs={max_pairs:,}; to group near-duplicates without listing every pair use "
+        "sh.clusters(fps, k) or sh.dedupe(fps, k) (identical fingerprints cost linear "
+        "time there), or raise max_pairs"
+    )
+
+def sorted_pairs(i, j, d) -> Pairs:
+    if i.shape[0] > 1:
+        if i.max() < 2**32 and j.max() < 2**32:
+            order = np.argsort((i.astype(np.uint64) << np.uint64(32)) | j.astype(np.uint64))
+        else:
+            order = np.lexsort((j, i))
+        i, j, d = i[order], j[order], d[order]
+    return Pairs(i, j, d)
+
+
+def check_max_pairs(max_pairs) -> int:
+    if max_pairs is None:
+        return int(config["max_pairs"])
+    return check_count(max_pairs, "max_pairs")

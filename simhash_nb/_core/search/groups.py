@@ -1,0 +1,131 @@
+"""Identical fingerprints: merge equal rows before the search, expand pairs after."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+
+import numba
+import numpy as np
+
+from ..._kernels import tables as _tk
+from ...config import config
+from ..parallel import threads
+from .layout import Layout, Work, sort_table, task_count
+
+# --- identical fingerprints -------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Groups:
+    """Identical rows merged: distinct row ``u`` stands for ``rows[ptr[u]:ptr[u+1]]``.
+
+    Distinct rows are numbered in order of their first occurrence. When no row repeats,
+    ``first`` is None and distinct rows are the rows themselves.
+    """
+
+    n: int
+    n_distinct: int
+    first: np.ndarray | None = None
+    inverse: np.ndarray | None = None
+    ptr: np.ndarray | None = None
+    rows: np.ndarray | None = None
+    counts: np.ndarray | None = None
+
+    @property
+    def has_duplicates(self) -> bool:
+        return self.first is not None
+
+    def distinct(self, fps: np.ndarray) -> np.ndarray:
+        return fps if self.first is None else fps[self.first]
+
+    def weights(self) -> np.ndarray:
+        return np.empty(0, dtype=np.int64) if self.counts is None else self.counts
+
+    def identical_pairs(self) -> int:
+        if self.counts is None:
+            return 0
+        c = self.counts
+        return int((c * (c - 1) // 2).sum())
+
+
+@contextlib.contextmanager
+def threads_for(rows: int) -> Iterator[None]:
+    """One thread for small inputs, where starting parallel regions costs more than it
+    saves (and much more on a machine whose cores are busy)."""
+    if rows < config["parallel_min_rows"] and numba.get_num_threads() > 1:
+        with threads(1):
+            yield
+    else:
+        yield
+
+def whole_layout(bits: int) -> Layout:
+    """One table keyed by the whole fingerprint."""
+    return Layout.make(bits, 0, bits // 64)
+
+
+def group_identical(fps: np.ndarray, work: Work | None = None) -> Groups:
+    """Merge identical rows of a ``uint64[n, words]`` array in linear time.
+
+    Sorts a hash of each fingerprint (radix sort) and splits the runs of equal hashes.
+    """
+    n = fps.shape[0]
+    if n < 2:
+        return Groups(n, n)
+    layout = whole_layout(fps.shape[1] * 64)
+    work = (work or Work(n)).fit(n)
+    plan = layout.plan(n)
+    sorted_ = sort_table(fps, layout, 0, plan, work.buf[:n], work.tmp[:n])
+    rb = plan.row_bits
+    rep = np.empty(0, dtype=np.int64)
+    n_distinct = int(_tk.group_identical(sorted_, rb, fps, task_count(n), False, rep))
+    if n_distinct == n:
+        return Groups(n, n)
+    rep = np.empty(n, dtype=np.int64)
+    _tk.group_identical(sorted_, rb, fps, task_count(n), True, rep)
+    is_first = rep == np.arange(n)
+    first = np.flatnonzero(is_first)
+    uid = np.cumsum(is_first, dtype=np.int64) - 1
+    inverse = uid[rep]
+    ptr, rows = _tk.group_members(inverse, n_distinct)
+    return Groups(n, n_distinct, first, inverse, ptr, rows, np.diff(ptr))
+
+def weigh(idx, w):
+    return np.ones(idx.shape[0], dtype=np.int64) if w.shape[0] == 0 else w[idx]
+
+def expand_pairs(u, v, d, ga: Groups, gb: Groups, self_join: bool):
+    """Pairs of distinct rows -> pairs of original rows."""
+    if not ga.has_duplicates and not gb.has_duplicates:
+        return u, v, d
+    ca = weigh(u, ga.weights())
+    cb = weigh(v, gb.weights())
+    sizes = ca * cb
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    total = int(offsets[-1])
+    out_i = np.empty(total, dtype=np.int64)
+    out_j = np.empty(total, dtype=np.int64)
+    out_d = np.empty(total, dtype=np.uint8)
+    pa = group_csr(ga)
+    pb = group_csr(gb)
+    _tk.expand_pairs(u, v, d, *pa, *pb, offsets[:-1], self_join, out_i, out_j, out_d)
+    return out_i, out_j, out_d
+
+
+def group_csr(g: Groups):
+    if g.has_duplicates:
+        return g.ptr, g.rows
+    return np.arange(g.n + 1, dtype=np.int64), np.arange(g.n, dtype=np.int64)
+
+
+def identical_rows(g: Groups):
+    """All pairs inside groups of identical rows (distance 0)."""
+    if not g.has_duplicates:
+        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
+    big = np.flatnonzero(g.counts > 1)
+    c = g.counts[big]
+    offsets = np.concatenate(([0], np.cumsum(c * (c - 1) // 2))).astype(np.int64)
+    total = int(offsets[-1])
+    out = (np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.uint8))
+    _tk.expand_groups(big, g.ptr, g.rows, offsets[:-1], *out)
+    return out
