@@ -40,11 +40,12 @@ for _old, _mod in {"spec": _spec_mod, "features": _features_mod,
                    "index": _index_mod, "clusters": _clusters_mod,
                    "search": _search_mod}.items():
     _sys.modules.setdefault(f"{__name__}.{_old}", _mod)
+    globals().setdefault(_old, _mod)  # sh.spec, sh.index, ... (not sh.fingerprint, a function)
 del _old, _mod
 
 __version__ = "0.1.0"
 
-_LAZY_MODULES = ("datasets", "distributed", "plotting")
+_LAZY_MODULES = ("datasets", "distributed", "plotting", "jieba_features")
 # public functions of modules with heavy imports: name -> module
 _LAZY_ATTRS = {"read_parquet": "io", "write_parquet": "io",
                "fingerprint_sparse": "sklearn", "SimhashVectorizer": "sklearn",

@@ -65,7 +65,7 @@ def _add_text(p, fingerprints: bool = True) -> None:
     s.add_argument("--bits", type=int, choices=(64, 128), default=None, help="default 64")
     s.add_argument("--tokenizer", choices=("char", "word", "jieba"), default=None,
                    help="character n-grams (default), word n-grams, or jieba words")
-    s.add_argument("--ngram", type=int, default=None, help="n-gram length (char: 4, word: 1)")
+    s.add_argument("--ngram", type=int, default=None, help="n-gram length (char: 5, word: 1)")
     s.add_argument("--weights", choices=("tf", "binary"), default=None, help="default tf")
     s.add_argument("--normalize", default=None, metavar="STEPS",
                    help="comma-separated steps among html,nfkc,lower,punct,digits,whitespace "

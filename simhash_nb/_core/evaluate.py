@@ -22,8 +22,13 @@ import numpy as np
 from .._kernels import jaccard as _jk
 from ..config import config
 from .batch import FeatureBatch
+from .features import features
+from .fingerprint import fingerprint_features
+from .hamming import hamming_matrix
 from .pairs import Pairs
 from .parallel import threads
+from .search import near_duplicates
+from .text import to_arrow
 from .validation import as_fingerprints, bits_of
 
 __all__ = ["Recommendation", "jaccard", "jaccard_pairs", "recommend_k", "threshold_table"]
@@ -83,9 +88,6 @@ def _document_sets(x, options: dict, n_jobs):
     if _looks_like_hash_lists(x):
         fb = FeatureBatch.from_lists(x)
         return (*_sorted_sets(fb), fb)
-    from .features import features
-    from .text import to_arrow
-
     arr = to_arrow(x)
     if arr.null_count:
         missing = np.flatnonzero(~arr.is_valid().to_numpy(zero_copy_only=False))
@@ -249,7 +251,7 @@ def jaccard(
         Document ids, one per document: the pairs then name documents by id.
     tokenizer, ngram, normalize, seed, spec, params
         Feature options, as in :func:`simhash_nb.features` (default: character
-        4-grams of NFKC-lowercased text).
+        5-grams of NFKC-lowercased text).
     n_jobs : int, optional
         Threads (default: all).
 
@@ -521,9 +523,6 @@ def _check_bands(bands, num_perm: int) -> tuple[int, int]:
 
 
 def _simhash_candidates(batch, k, max_pairs, n_jobs, attrs):
-    from .fingerprint import fingerprint_features
-    from .search import near_duplicates
-
     fps = fingerprint_features(batch, n_jobs=n_jobs)
     bits = bits_of(fps)
     k = bits * 3 // 16 if k is None else k
@@ -651,8 +650,6 @@ def _self_join_counts(fps, truth: _Truth, max_k: int | None, n_jobs):
                 f"config['evaluate_max_brute_pairs'] = {limit:,} to count at every distance; "
                 "pass max_k= to count pairs up to that distance with near_duplicates"
             )
-        from .hamming import hamming_matrix
-
         chunk = max(1, (1 << 24) // max(n, 1))
         for s in range(0, n, chunk):
             e = min(n, s + chunk)
@@ -663,8 +660,6 @@ def _self_join_counts(fps, truth: _Truth, max_k: int | None, n_jobs):
                 same = upper & (codes[s:e, None] == codes[None, s:])
                 pos_hist += np.bincount(m[same], minlength=top + 1)
     elif n >= 2:
-        from .search import near_duplicates
-
         with threads(n_jobs):
             p = near_duplicates(fps, k=max_k)
         d = p.distance.astype(np.int64)

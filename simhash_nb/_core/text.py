@@ -10,6 +10,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._kernels.normalize import ascii_lower, squeeze
+from .parallel import balanced_chunks
+from .unicode import word_classes
+
 _HTML_TAG = r"<[^>]*>"
 _HTML_ENTITY = r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"
 
@@ -161,7 +165,6 @@ def _ascii_lower(arr: pa.Array) -> pa.Array:
     validity, offsets, data = arr.buffers()
     if data is None or data.size == 0:
         return arr
-    from .._kernels.normalize import ascii_lower
 
     lowered = ascii_lower(np.frombuffer(data, dtype=np.uint8), 16)
     return pa.LargeStringArray.from_buffers(
@@ -257,10 +260,6 @@ def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1,
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     punct, collapse = "punct" in normalize, "whitespace" in normalize
     if punct or collapse:
-        from .._kernels.normalize import squeeze
-        from .parallel import balanced_chunks
-        from .unicode import word_classes
-
         data, offsets = squeeze(data, offsets, balanced_chunks(offsets), word_classes(),
                                 punct, collapse)
     return TextBuffers(data, offsets, valid)

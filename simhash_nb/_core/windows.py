@@ -17,6 +17,7 @@ from .._kernels import bitsums as _bk
 from .._kernels import windows as _wk
 from .fingerprint import _check_document_sizes
 from .parallel import balanced_chunks, threads
+from .search import near_duplicates
 from .spec import FingerprintSpec
 from .text import text_buffers
 from .tokenizers import _MODES, is_fast, prepare
@@ -152,8 +153,6 @@ def window_fingerprints(
 
 
 def _pairs(a: np.ndarray, k: int, b: np.ndarray | None):
-    from .search import near_duplicates
-
     return near_duplicates(a, k, against=b)
 
 

@@ -2,7 +2,7 @@
 
 LLVM's ``ctpop`` intrinsic is emitted directly, so on x86-64 with POPCNT (and
 AVX-512 VPOPCNTDQ where the loop vectorises) the count is one instruction.
-``benchmarks/bench_hamming.py`` and ``tests/test_hamming.py`` check the assembly.
+``tests/test_hamming.py`` checks the assembly.
 """
 
 from __future__ import annotations
