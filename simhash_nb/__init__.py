@@ -28,7 +28,14 @@ from ._core.hamming import hamming, hamming_matrix, pairs_within
 from ._core.idf import IdfTable
 from ._core.index import Matches, SimhashIndex
 from ._core.pairs import Pairs
-from ._core.search import TableDesign, TooManyPairsError, near_duplicates, table_design
+from ._core.search import (
+    SearchCostWarning,
+    TableDesign,
+    TooManyPairsError,
+    near_duplicates,
+    table_design,
+)
+from ._core.similarity import k_for_similarity, similarity_for_k
 from ._core.spec import FingerprintSpec, SpecMismatchError, check_compatible, make_spec
 from .accessors import install as _install_accessors
 from .config import config, reset_config
@@ -68,6 +75,9 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
+    "SearchCostWarning",
+    "k_for_similarity",
+    "similarity_for_k",
     "Matches",
     "SimhashIndex",
     "TableDesign",

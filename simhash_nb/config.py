@@ -30,6 +30,15 @@ _DEFAULTS: dict[str, Any] = {
     # again on the bits outside the key (nested at most search_max_refinements deep).
     "search_big_run_pairs": 1 << 22,
     "search_max_refinements": 6,
+    # Dense tables (entries carry the fingerprint: pigeonhole at large k, sampling): tables
+    # per thread per parallel call (progress is reported between calls).
+    "dense_tables_per_wave": 8,
+    # Searches without k or similarity find pairs at this Jaccard similarity of shingle
+    # sets, through the angle relation (k = 12 of 64 bits, 25 of 128; see k_for_similarity).
+    "default_similarity": 0.7,
+    # Searches modelled to take longer than this (seconds on all cores) warn first, naming a
+    # cheaper alternative.
+    "search_warn_seconds": 60.0,
     # Refuse table designs with more tables than this.
     "max_tables": 4096,
     # Cost model of table_design, seconds on one core of the reference machine (2-core
@@ -42,6 +51,13 @@ _DEFAULTS: dict[str, Any] = {
     "search_cost_candidate": 1.2e-9,
     "search_cost_verify": 60e-9,
     "search_cost_brute": 0.85e-9,
+    # Dense tables: per row per table (hash, two radix passes moving the fingerprint,
+    # scan), per candidate pair (a streamed, vectorised popcount).
+    "search_cost_dense_row": 8e-9,
+    "search_cost_dense_candidate": 0.5e-9,
+    # The cost model picks dense over packed pigeonhole tables only when this many times
+    # cheaper (packed tables also refine big runs of near-identical fingerprints).
+    "search_dense_preference": 2.0,
     # SimhashIndex merges its newest sorted run into the previous one while the previous
     # is at most this many times larger (LSM size tiers), and compacts when more than
     # this fraction of its rows are removed.

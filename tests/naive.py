@@ -327,3 +327,29 @@ def squeeze(text: str, punct: bool, collapse: bool) -> str:
     if collapse:
         text = " ".join(text.split())  # str.split splits on str.isspace characters
     return text
+
+
+def table_pairs(fps, masks, k, n_left=-1):
+    """Pairs found by a family of key-mask tables, each reported by its first table.
+
+    The twin of ``_kernels.dense_tables.search_dense`` with the mask rule: table ``t``
+    (``masks[t]``: a Python int over all bits) reports a pair iff the two fingerprints
+    agree on every bit of ``masks[t]``, are within ``k`` bits, and agree on no earlier
+    mask. ``fps`` are Python ints; cross join when ``n_left >= 0`` (rows below it on
+    the left; the right row reported as ``row - n_left``).
+    Returns ``{(i, j): (distance, table)}``.
+    """
+    out = {}
+    n = len(fps)
+    for x in range(n):
+        for y in range(x + 1, n):
+            if n_left >= 0 and not (x < n_left <= y):
+                continue
+            diff = fps[x] ^ fps[y]
+            d = bin(diff).count("1")
+            if d > k:
+                continue
+            first = next((t for t, m in enumerate(masks) if diff & m == 0), None)
+            if first is not None:
+                out[(x, y - n_left) if n_left >= 0 else (x, y)] = (d, first)
+    return out

@@ -9,22 +9,26 @@ import numpy as np
 from .._kernels import unionfind as _uf
 from .pairs import Pairs
 from .parallel import threads
-from .search.design import check_blocks, table_design
-from .search.engine import TooManyPairsError, check_max_pairs, search_distinct
+from .search.engine import TooManyPairsError, search_distinct
 from .search.groups import group_identical, threads_for
 from .search.layout import Work
-from .validation import as_fingerprints, as_words, check_k
+from .search.options import SearchOptions
+from .validation import as_fingerprints, as_words
 
 __all__ = ["clusters", "dedupe"]
 
 
 def clusters(
     fps: Any,
-    k: int = 3,
+    k: int | None = None,
     *,
+    similarity: float | None = None,
+    recall: float | None = None,
     pairs: Pairs | tuple[Any, Any] | None = None,
+    method: str = "auto",
     blocks: int | None = None,
     max_pairs: int | None = None,
+    random_state: int | None = 0,
     n_jobs: int | None = None,
 ) -> np.ndarray:
     """Cluster label of each fingerprint: connected components of the graph whose edges
@@ -38,13 +42,21 @@ def clusters(
     ----------
     fps : ndarray of uint64, shape (n,) or (n, 2)
         Fingerprints. With ``pairs``, only their number is used.
-    k : int, default 3
-        Largest Hamming distance of an edge.
+    k : int, optional
+        Largest Hamming distance of an edge; by default from ``similarity``.
+    similarity : float, optional
+        Instead of ``k``, as in :func:`~simhash_nb.near_duplicates` (default 0.7: k = 12
+        at 64 bits, 25 at 128).
+    recall : float, optional
+        Accept edges found with this probability at distance ``k`` (sampled tables), as
+        in :func:`~simhash_nb.near_duplicates`; a missed edge can split a cluster only
+        if no other path joins it.
     pairs : Pairs or (i, j) arrays, optional
         Use these edges (row positions, e.g. from :func:`~simhash_nb.near_duplicates`
         with a filter applied) instead of searching.
-    blocks : int, optional
-        Table design override, as in :func:`~simhash_nb.near_duplicates`.
+    method, blocks, random_state
+        Table design overrides and the sampling seed, as in
+        :func:`~simhash_nb.near_duplicates`.
     max_pairs : int, optional
         Refuse searches that would hold more pairs of *distinct* fingerprints than this
         (default ``config["max_pairs"]``); pairs inside groups of identical
@@ -70,23 +82,22 @@ def clusters(
     if pairs is not None:
         i, j = _edges(pairs, n)
         return _uf.components(n, i, j)
-    k = check_k(k, 64 if a.ndim == 1 else 128)
     bits = 64 if a.ndim == 1 else 128
-    if blocks is not None:
-        blocks = check_blocks(blocks, k, bits)
-    max_pairs = check_max_pairs(max_pairs)
+    opts = SearchOptions.make(bits, k, similarity, recall, method, blocks, random_state,
+                              max_pairs)
     a2 = as_words(a)
     with threads(n_jobs), threads_for(n):
         work = Work(n)
         groups = group_identical(a2, work)
         distinct = groups.distinct(a2)
-        design = table_design(distinct.shape[0], k, bits, blocks=blocks)
+        design = opts.design(distinct.shape[0])
         empty = np.empty(0, dtype=np.int64)
-        got = search_distinct(distinct, None, k, design, empty, empty, max_pairs, work)
+        got = search_distinct(distinct, None, opts.k, design, empty, empty, opts.max_pairs,
+                              work, random_state=opts.random_state)
         if got.over:
             raise TooManyPairsError(
                 f"clusters would hold {got.weighted:,} pairs of distinct fingerprints in "
-                f"memory, more than max_pairs={max_pairs:,}; raise max_pairs "
+                f"memory, more than max_pairs={opts.max_pairs:,}; raise max_pairs "
                 f"(about 17 bytes per pair) or lower k"
             )
         u, v, _ = got.result()
@@ -119,12 +130,16 @@ def _edges(pairs, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def dedupe(
     fps: Any,
-    k: int = 3,
+    k: int | None = None,
     *,
     keep: Literal["first", "last", False] = "first",
+    similarity: float | None = None,
+    recall: float | None = None,
     pairs: Pairs | tuple[Any, Any] | None = None,
+    method: str = "auto",
     blocks: int | None = None,
     max_pairs: int | None = None,
+    random_state: int | None = 0,
     n_jobs: int | None = None,
 ) -> np.ndarray:
     """Boolean mask of the rows to keep so that one row per near-duplicate cluster
@@ -135,7 +150,7 @@ def dedupe(
 
     Parameters
     ----------
-    fps, k, pairs, blocks, max_pairs, n_jobs
+    fps, k, similarity, recall, pairs, method, blocks, max_pairs, random_state, n_jobs
         As in :func:`clusters`.
     keep : {"first", "last", False}, default "first"
         Keep the smallest row of each cluster, the largest, or (``False``, as in
@@ -158,7 +173,9 @@ def dedupe(
     """
     if not (keep is False or (isinstance(keep, str) and keep in ("first", "last"))):
         raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
-    labels = clusters(fps, k, pairs=pairs, blocks=blocks, max_pairs=max_pairs, n_jobs=n_jobs)
+    labels = clusters(fps, k, similarity=similarity, recall=recall, pairs=pairs, method=method,
+                      blocks=blocks, max_pairs=max_pairs, random_state=random_state,
+                      n_jobs=n_jobs)
     n = labels.shape[0]
     if keep == "first":
         return labels == np.arange(n)

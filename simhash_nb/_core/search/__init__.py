@@ -7,12 +7,17 @@ at least ``b - k``. Each choice of ``b - k`` blocks is one *table*; rows that sh
 table's key (the chosen blocks) are its candidates, verified with popcount.
 
 Modules, bottom up: ``layout`` (blocks, keys, sort), ``design`` (cost model),
-``groups`` (identical fingerprints), ``engine`` (the internal API that ``index``,
-``clusters`` and ``distributed`` use), ``api`` (the public functions).
+``groups`` (identical fingerprints), ``families`` (pigeonhole and sampled key
+masks, and their recall), ``dense`` (tables whose entries carry the fingerprint),
+``collector``, ``engine`` (the internal API that ``index``, ``clusters`` and
+``distributed`` use), ``options`` (validated options, the cost warning), ``api``
+(the public functions).
 """
 
 from .api import near_duplicates
 from .design import TableDesign, table_design
 from .engine import TooManyPairsError
+from .options import SearchCostWarning
 
-__all__ = ["TableDesign", "TooManyPairsError", "near_duplicates", "table_design"]
+__all__ = ["SearchCostWarning", "TableDesign", "TooManyPairsError", "near_duplicates",
+           "table_design"]

@@ -8,41 +8,57 @@ import numpy as np
 
 from ..pairs import Pairs
 from ..parallel import threads
-from ..validation import as_fingerprints, as_words, bits_of, check_k, same_width
-from .design import check_blocks, table_design
-from .engine import check_max_pairs, search_distinct, sorted_pairs, too_many
+from ..validation import as_fingerprints, as_words, bits_of, same_width
+from .engine import search_distinct, sorted_pairs, too_many
 from .groups import expand_pairs, group_identical, identical_rows, threads_for
 from .layout import Work
+from .options import SearchOptions
 
 
 def near_duplicates(
     fps: Any,
-    k: int = 3,
+    k: int | None = None,
     *,
+    similarity: float | None = None,
+    recall: float | None = None,
+    method: str = "auto",
     blocks: int | None = None,
     against: Any = None,
     max_pairs: int | None = None,
+    random_state: int | None = 0,
     n_jobs: int | None = None,
 ) -> Pairs:
     """Every pair of fingerprints within Hamming distance ``k``.
 
     Identical fingerprints are merged first (in linear time); the distinct ones are
-    searched with permutation tables (the pigeonhole method of Manku et al., 2007), or
-    compared all against all when the cost model finds that cheaper. The result is
-    complete and lists each pair exactly once, however many tables found it: a pair is
-    reported only by the first table (in lexicographic order of block choices) whose
-    key it matches, which is computed from the blocks the two fingerprints agree on (no
-    global set of pairs seen).
+    searched with the cheapest method of the cost model (:func:`table_design`):
+    pigeonhole permutation tables (Manku et al., 2007) over packed words for small
+    ``k``, the same tables with dense entries for large ``k``, or all pairs. The result
+    is complete and lists each pair exactly once, however many tables found it: a pair
+    is reported only by the first table whose key it matches. With ``recall < 1``,
+    bit-sampling LSH tables may be chosen instead: each pair at distance ``k`` is then
+    found with probability at least ``recall`` (more often when closer), and no pair
+    beyond ``k`` is ever reported.
 
     Parameters
     ----------
     fps : ndarray of uint64, shape (n,) or (n, 2)
         64-bit or 128-bit fingerprints (128-bit: low word first).
-    k : int, default 3
-        Largest Hamming distance reported (inclusive), ``0 <= k < bits``.
+    k : int, optional
+        Largest Hamming distance reported (inclusive), ``0 <= k < bits``. By default
+        derived from ``similarity``.
+    similarity : float, optional
+        Instead of ``k``: the shingle-set Jaccard similarity to find, through the angle
+        relation (:func:`~simhash_nb.k_for_similarity`); default
+        ``config["default_similarity"]`` = 0.7, i.e. k = 12 at 64 bits, 25 at 128.
+    recall : float, optional
+        Accept an approximate search that finds a pair at distance ``k`` with at least
+        this probability, ``0 < recall <= 1`` (None or 1: exact).
+    method : {"auto", "tables", "dense", "sampling", "brute"}, default "auto"
+        Force a search method (see :class:`TableDesign`).
     blocks : int, optional
-        Number of blocks ``b`` (``k < b <= bits``), giving ``C(b, k)`` tables. By default
-        chosen by :func:`table_design` from the size, width and ``k``.
+        Number of pigeonhole blocks ``b`` (``k < b <= bits``), giving ``C(b, k)``
+        tables. By default chosen by :func:`table_design`.
     against : ndarray of uint64, optional
         A second set: report pairs ``(i, j)`` with ``i`` a row of ``fps`` and ``j`` a
         row of ``against`` (no pairs inside either set).
@@ -50,6 +66,8 @@ def near_duplicates(
         Refuse to return more pairs than this (default ``config["max_pairs"]``). The
         pairs are counted before any is materialised; a group of ``m`` identical
         fingerprints alone makes ``m (m - 1) / 2``.
+    random_state : int or None, default 0
+        Seed of the sampled tables (``recall < 1``): the same seed gives the same pairs.
     n_jobs : int, optional
         Threads (default: Numba's setting; -1 all).
 
@@ -62,19 +80,29 @@ def near_duplicates(
     Raises
     ------
     TooManyPairsError
-        If there would be more than ``max_pairs`` pairs (a ``ValueError``).
+        If there would be more than ``max_pairs`` pairs (a ``ValueError``), or ``k`` is
+        so large that random fingerprints alone would exceed it.
+    ValueError
+        If ``k`` and ``similarity`` are both given, or an option is out of range.
+
+    Warns
+    -----
+    SearchCostWarning
+        When the modelled time exceeds ``config["search_warn_seconds"]``, with a
+        cheaper alternative.
 
     Notes
     -----
-    Each table is a parallel radix sort of 64-bit words holding the key, a few bits
+    Packed tables are parallel radix sorts of 64-bit words holding the key, a few bits
     from outside the key (which reject most candidates without reading the
-    fingerprints) and the row. Tables run side by side, one per thread. A *run* of rows
-    sharing a key with more than ``config["search_big_run_pairs"]`` candidate pairs (a
-    large group of near-identical fingerprints) is not compared pair by pair but
-    searched again with tables over the bits that vary inside it, so such groups cost
-    time near their output rather than their size squared. Extra memory is about
-    16 bytes per fingerprint per concurrent table (``config["search_memory_bytes"]``
-    caps it) plus 17 bytes per pair returned.
+    fingerprints) and the row. Runs of rows sharing a key with more than
+    ``config["search_big_run_pairs"]`` candidate pairs are searched again with tables
+    over the bits that vary inside them. Dense tables sort ``(hash, row, fingerprint)``
+    entries and verify the pairs of a run by streaming popcounts, which vectorise: they
+    make the ``C(b, k)`` tables of large ``k`` affordable, and serve the sampled
+    tables. Extra memory is about 16 bytes per fingerprint per concurrent packed
+    table, ``16 + 16 * words`` per dense one (``config["search_memory_bytes"]`` caps
+    it), plus 17 bytes per pair returned.
 
     See Also
     --------
@@ -91,37 +119,39 @@ def near_duplicates(
     (array([0, 0, 3]), array([3, 4, 4]), array([1, 0, 1], dtype=uint8))
     >>> sh.near_duplicates(fps, k=1, against=np.array([0b0011], dtype=np.uint64)).i
     array([1, 3])
+    >>> len(sh.near_duplicates(fps, k=1, recall=0.99))
+    3
     """
     a = as_fingerprints(fps, "fps")
     bits = bits_of(a)
-    k = check_k(k, bits)
+    opts = SearchOptions.make(bits, k, similarity, recall, method, blocks, random_state,
+                              max_pairs)
     b = None
     if against is not None:
         b = as_fingerprints(against, "against")
         same_width(a, b, ("fps", "against"))
-    if blocks is not None:
-        blocks = check_blocks(blocks, k, bits)
-    max_pairs = check_max_pairs(max_pairs)
     a2 = as_words(a)
     if b is None and a2.shape[0] >= 2**32 or b is not None and a2.shape[0] + b.shape[0] >= 2**32:
         raise ValueError("near_duplicates handles fewer than 2**32 fingerprints at a time")
     rows = a2.shape[0] + (0 if b is None else b.shape[0])
     with threads(n_jobs), threads_for(rows):
         if b is None:
-            return _self_join(a2, k, blocks, max_pairs)
-        return _cross_join(a2, as_words(b), k, blocks, max_pairs)
+            return _self_join(a2, opts)
+        return _cross_join(a2, as_words(b), opts)
 
 
-def _self_join(a, k, blocks, max_pairs) -> Pairs:
+def _self_join(a, opts: SearchOptions) -> Pairs:
     work = Work(a.shape[0])
     ga = group_identical(a, work)
     identical = ga.identical_pairs()
+    max_pairs = opts.max_pairs
     if identical > max_pairs:
         raise too_many(identical, max_pairs, identical)
     ua = ga.distinct(a)
-    design = table_design(ua.shape[0], k, a.shape[1] * 64, blocks=blocks)
+    design = opts.design(ua.shape[0])
     w = ga.weights()
-    got = search_distinct(ua, None, k, design, w, w, max_pairs - identical, work)
+    got = search_distinct(ua, None, opts.k, design, w, w, max_pairs - identical, work,
+                          random_state=opts.random_state)
     if got.over:
         raise too_many(got.weighted + identical, max_pairs, identical)
     i, j, d = expand_pairs(*got.result(), ga, ga, True)
@@ -131,13 +161,14 @@ def _self_join(a, k, blocks, max_pairs) -> Pairs:
     return sorted_pairs(i, j, d)
 
 
-def _cross_join(a, b, k, blocks, max_pairs) -> Pairs:
+def _cross_join(a, b, opts: SearchOptions) -> Pairs:
     work = Work(a.shape[0] + b.shape[0])
     ga = group_identical(a, work)
     gb = group_identical(b, work)
     ua, ub = ga.distinct(a), gb.distinct(b)
-    design = table_design(ua.shape[0], k, a.shape[1] * 64, n_against=ub.shape[0], blocks=blocks)
-    got = search_distinct(ua, ub, k, design, ga.weights(), gb.weights(), max_pairs, work)
+    design = opts.design(ua.shape[0], n_against=ub.shape[0])
+    got = search_distinct(ua, ub, opts.k, design, ga.weights(), gb.weights(), opts.max_pairs,
+                          work, random_state=opts.random_state)
     if got.over:
-        raise too_many(got.weighted, max_pairs, 0)
+        raise too_many(got.weighted, opts.max_pairs, 0)
     return sorted_pairs(*expand_pairs(*got.result(), ga, gb, False))

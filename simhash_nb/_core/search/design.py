@@ -7,7 +7,8 @@ import math
 import numbers
 
 from ...config import config
-from ..validation import check_k
+from ..similarity import resolve_k
+from .families import sampled_recall, tables_for_recall
 from .layout import key_bits_for, row_bits_for, table_count, top_bits
 
 # --- cost model -------------------------------------------------------------------------
@@ -15,28 +16,37 @@ from .layout import key_bits_for, row_bits_for, table_count, top_bits
 
 @dataclasses.dataclass(frozen=True)
 class TableDesign:
-    """How :func:`near_duplicates` searches: the method, blocks and tables, and the
-    modelled cost.
+    """How :func:`near_duplicates` searches: the method, its tables, the recall it
+    promises and the modelled cost.
 
     Attributes
     ----------
-    method : {"tables", "brute", "exact"}
-        ``"tables"``: the pigeonhole search; ``"brute"``: all pairs (cheaper for small
-        inputs or large ``k``); ``"exact"``: ``k = 0`` in a self-join, where grouping
-        identical fingerprints is the whole search.
+    method : {"tables", "dense", "sampling", "brute", "exact"}
+        ``"tables"``: the pigeonhole search over packed table words (rows read back
+        only for candidates that pass the bits stored beside the key: best for small
+        ``k``); ``"dense"``: the same pigeonhole tables, each entry carrying its whole
+        fingerprint so candidates are verified by streaming, vectorised popcounts
+        (best for large ``k``, where tables are many and keys short); ``"sampling"``:
+        bit-sampling LSH tables, found with probability ``recall`` at distance ``k``
+        (only with ``recall < 1``); ``"brute"``: all pairs; ``"exact"``: ``k = 0`` in a
+        self-join, where grouping identical fingerprints is the whole search.
     bits, k : int
         Fingerprint width and distance.
     blocks : int
-        Number of blocks ``b`` (0 unless ``method == "tables"``).
+        Pigeonhole blocks ``b`` (0 unless ``method`` is "tables" or "dense").
     tables : int
-        ``C(b, b - k)`` tables.
+        Number of tables: ``C(b, k)`` for the pigeonhole, ``L`` for sampling.
     key_bits : int
-        Bits in the narrowest table key.
+        Bits in the narrowest table key (sampling: the sampled bits ``r``).
     candidates : float
         Expected candidate pairs checked over all tables, for uniformly random
         fingerprints.
     cost : float
-        Modelled time in seconds (see :func:`table_design`).
+        Modelled time in seconds on one core (see :func:`table_design`).
+    recall : float
+        Probability that a pair at distance exactly ``k`` is found: 1 for the exact
+        methods, ``1 - (1 - p)**L`` with ``p = C(bits - k, r) / C(bits, r)`` for
+        sampling (:meth:`recall_at` gives it at any distance).
     """
 
     method: str
@@ -47,6 +57,23 @@ class TableDesign:
     key_bits: int
     candidates: float
     cost: float
+    recall: float = 1.0
+
+    def recall_at(self, d: int) -> float:
+        """Probability that a pair at distance ``d`` is found (0 beyond ``k``).
+
+        Examples
+        --------
+        >>> import simhash_nb as sh
+        >>> d = sh.table_design(1_000_000, k=12, recall=0.99)
+        >>> d.recall_at(12) >= 0.99, d.recall_at(2) > d.recall_at(12), d.recall_at(13)
+        (True, True, 0.0)
+        """
+        if d > self.k or d < 0:
+            return 0.0
+        if self.method != "sampling":
+            return 1.0
+        return sampled_recall(self.bits, d, self.key_bits, self.tables)
 
 
 def pair_count(n: int, n_against: int | None) -> float:
@@ -94,13 +121,77 @@ def binom_cdf(k: int, bits: int) -> float:
     return sum(math.comb(bits, j) for j in range(min(k, bits) + 1)) / 2.0**bits
 
 
+def dense_rows_cost(n_rows: int) -> float:
+    """Modelled seconds to hash, sort and scan the rows of one dense table."""
+    return config["search_cost_table"] + n_rows * config["search_cost_dense_row"] * (
+        memory_factor(n_rows))
+
+
+def dense_cost(n_rows: int, n_pairs: float, bits: int, k: int, blocks: int):
+    """(cost, candidates, narrowest key) of the dense pigeonhole search."""
+    base, extra = divmod(bits, blocks)
+    keep = blocks - k
+    collide = 2.0 ** -dense_sort_bits(n_rows)
+    candidates = 0.0
+    for x in range(max(0, keep - (blocks - extra)), min(extra, keep) + 1):
+        count = math.comb(extra, x) * math.comb(blocks - extra, keep - x)
+        candidates += count * n_pairs * (2.0 ** -(keep * base + x) + collide)
+    tables = table_count(blocks, k)
+    cost = tables * dense_rows_cost(n_rows) + candidates * config["search_cost_dense_candidate"]
+    return cost, candidates, keep * base + max(0, keep - (blocks - extra))
+
+
+def dense_sort_bits(n_rows: int) -> int:
+    """Bits of the dense tables' hashed sort key (see ``dense.sort_bits_for``)."""
+    return int(min(24, max(2, (max(n_rows, 2) - 1).bit_length() + 2)))
+
+
+def best_dense(n_rows: int, n_pairs: float, k: int, bits: int) -> TableDesign | None:
+    """The cheapest dense pigeonhole design within ``config["max_tables"]``."""
+    best = None
+    for b in range(k + 1, bits + 1):
+        if table_count(b, k) > config["max_tables"]:
+            break
+        cost, cand, narrow = dense_cost(n_rows, n_pairs, bits, k, b)
+        if best is None or cost < best.cost:
+            best = TableDesign("dense", bits, k, b, table_count(b, k), narrow, cand, cost)
+        elif cost > 4 * best.cost and b > best.blocks + 2:
+            break
+    return best
+
+
+def best_sampling(n_rows: int, n_pairs: float, k: int, bits: int,
+                  recall: float) -> TableDesign | None:
+    """The cheapest bit-sampling design that finds pairs at distance ``k`` with
+    probability ``>= recall``: over the sampled bits ``r``, ``L`` from
+    :func:`~simhash_nb._core.search.families.tables_for_recall`."""
+    best = None
+    collide = 2.0 ** -dense_sort_bits(n_rows)
+    for r in range(1, min(bits - k, 48) + 1):
+        tables = tables_for_recall(bits, k, r, recall)
+        if tables > config["max_tables"]:
+            continue
+        cand = tables * n_pairs * (2.0**-r + collide)
+        cost = tables * dense_rows_cost(n_rows) + cand * config["search_cost_dense_candidate"]
+        if best is None or cost < best.cost:
+            got = sampled_recall(bits, k, r, tables)
+            best = TableDesign("sampling", bits, k, 0, tables, r, cand, cost, got)
+    return best
+
+
+METHODS = ("auto", "tables", "dense", "sampling", "brute")
+
+
 def table_design(
     n: int,
-    k: int = 3,
+    k: int | None = None,
     bits: int = 64,
     *,
+    similarity: float | None = None,
+    recall: float | None = None,
     n_against: int | None = None,
     blocks: int | None = None,
+    method: str = "auto",
 ) -> TableDesign:
     """Choose how to search ``n`` fingerprints for pairs within ``k`` bits.
 
@@ -108,33 +199,51 @@ def table_design(
     ----------
     n : int
         Number of (distinct) fingerprints in the self-join, or of query rows.
-    k : int
-        Largest Hamming distance reported.
+    k : int, optional
+        Largest Hamming distance reported; by default derived from ``similarity``
+        (see :func:`~simhash_nb.k_for_similarity`).
     bits : {64, 128}
         Fingerprint width.
+    similarity : float, optional
+        Jaccard similarity to derive ``k`` from instead (default
+        ``config["default_similarity"]``, 0.7: k = 12 at 64 bits, 25 at 128).
+    recall : float, optional
+        Accept an approximate search that finds each pair at distance ``k`` with at
+        least this probability (``0 < recall <= 1``; 1 or None: exact). Smaller
+        distances are found more often; no pair beyond ``k`` is ever reported.
     n_against : int, optional
         Size of the other set in a two-set search.
     blocks : int, optional
-        Force the table search with this many blocks (``k < blocks <= bits``).
+        Force the pigeonhole search with this many blocks (``k < blocks <= bits``).
+    method : {"auto", "tables", "dense", "sampling", "brute"}, default "auto"
+        Force a method (see :class:`TableDesign`); "sampling" needs ``recall < 1``.
 
     Returns
     -------
     TableDesign
 
+    Raises
+    ------
+    ValueError
+        On a bad argument (each names its limit).
+
     Notes
     -----
     The cost model estimates seconds on one core of the reference machine (constants
-    ``config["search_cost_*"]``). Each of the ``T = C(b, k)`` tables costs a start-up
-    ``c_table`` plus ``N * (c_row + p * c_pass) * m(N)`` to make, partition, radix-sort
-    (``p`` local passes over the key bits below the first partition) and scan the
-    ``N`` rows, where ``m(N) = 1 + 0.5 * log10(N / 1e6)`` above a million rows accounts
-    for cache misses. Its expected candidates are ``P / 2**key_bits`` for ``P`` pairs
-    (``N (N - 1) / 2``, or ``N * M`` against a second set) of uniformly random
-    fingerprints; each costs ``c_candidate``, plus ``c_verify`` for the fraction whose
-    extra bits (bits outside the key stored beside it) do not already rule it out. The
-    chosen ``b`` minimises the sum over tables; brute force (``c_brute * P * m(N)``) is
-    used instead when cheaper. Near-duplicate-rich data adds candidates in proportion to
-    the pairs found.
+    ``config["search_cost_*"]``). Each of the ``T = C(b, k)`` pigeonhole tables costs a
+    start-up ``c_table`` plus ``N * (c_row + p * c_pass) * m(N)`` to make, partition,
+    radix-sort (``p`` local passes) and scan the ``N`` rows, where
+    ``m(N) = 1 + 0.5 * log10(N / 1e6)`` above a million rows accounts for cache misses.
+    Its expected candidates are ``P / 2**key_bits`` for ``P`` pairs (``N (N - 1) / 2``,
+    or ``N * M`` against a second set) of uniformly random fingerprints; each costs
+    ``c_candidate``, plus ``c_verify`` for the fraction whose extra bits do not already
+    rule it out. Dense tables cost ``c_dense_row`` per row and ``c_dense_candidate``
+    per candidate (verified from the entries, no random reads). Sampling needs
+    ``L = ceil(log(1 - recall) / log(1 - p))`` tables of ``r`` sampled bits, with
+    ``p = C(bits - k, r) / C(bits, r)``; ``r`` minimises the cost. Brute force costs
+    ``c_brute * P * m(N)``. The cheapest design wins; dense tables must be modelled
+    ``config["search_dense_preference"]`` times cheaper than packed ones, which also
+    refine big runs of near-identical fingerprints.
 
     Examples
     --------
@@ -142,34 +251,76 @@ def table_design(
     >>> d = sh.table_design(1_000_000, k=3)
     >>> d.method, d.blocks, d.tables
     ('tables', 4, 4)
-    >>> sh.table_design(10_000_000, k=3).tables
-    10
     >>> sh.table_design(100, k=3).method
     'brute'
+    >>> sh.table_design(1_000_000).k          # k from similarity 0.7
+    12
+    >>> d = sh.table_design(1_000_000, k=12, recall=0.99)
+    >>> d.method, d.recall >= 0.99
+    ('sampling', True)
     """
     if bits not in (64, 128):
         raise ValueError(f"bits must be 64 or 128, got {bits!r}")
-    k = check_k(k, bits)
+    k = resolve_k(k, similarity, bits)
     n = check_count(n, "n")
     if n_against is not None:
         n_against = check_count(n_against, "n_against")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    recall = check_recall(recall)
+    if method == "sampling" and recall >= 1.0:
+        raise ValueError("method='sampling' needs recall < 1 (it finds pairs with a stated "
+                         "probability); pass recall=0.99, say")
     n_rows = n + (n_against or 0)
     n_pairs = pair_count(n, n_against)
     if blocks is not None:
         blocks = check_blocks(blocks, k, bits)
+        if method == "dense":
+            cost, cand, narrow = dense_cost(n_rows, n_pairs, bits, k, blocks)
+            return TableDesign("dense", bits, k, blocks, table_count(blocks, k), narrow, cand,
+                               cost)
         cost, cand, narrow = tables_cost(n_rows, n_pairs, bits, k, blocks)
         return TableDesign("tables", bits, k, blocks, table_count(blocks, k), narrow, cand, cost)
-    if k == 0 and n_against is None:
+    brute = TableDesign("brute", bits, k, 0, 0, 0, n_pairs,
+                        config["search_cost_brute"] * bits / 64 * n_pairs * memory_factor(n_rows))
+    if method == "brute":
+        return brute
+    if k == 0 and n_against is None and method == "auto":
         return TableDesign("exact", bits, k, 0, 0, bits, 0.0, n * config["search_cost_row"])
-    best = best_tables(n_rows, n_pairs, k, bits)
-    brute = config["search_cost_brute"] * bits / 64 * n_pairs * memory_factor(n_rows)
-    if brute < best.cost:
-        return TableDesign("brute", bits, k, 0, 0, 0, n_pairs, brute)
+    options = {
+        "tables": best_tables(n_rows, n_pairs, k, bits),
+        "dense": best_dense(n_rows, n_pairs, k, bits),
+        "sampling": best_sampling(n_rows, n_pairs, k, bits, recall) if recall < 1 else None,
+    }
+    if method != "auto":
+        if options[method] is None:
+            raise ValueError(f"no {method} design for k={k} at {bits} bits within "
+                             f"config['max_tables']={config['max_tables']:,} tables")
+        return options[method]
+    # packed tables also refine big runs of near-identical rows: dense ones must be
+    # clearly cheaper to be chosen
+    scale = {"dense": config["search_dense_preference"]}
+    best, best_cost = brute, brute.cost
+    for name, d in options.items():
+        if d is not None and d.cost * scale.get(name, 1.0) < best_cost:
+            best, best_cost = d, d.cost * scale.get(name, 1.0)
     return best
 
 
+def check_recall(recall) -> float:
+    """A recall in (0, 1]; None means exact (1)."""
+    if recall is None:
+        return 1.0
+    if isinstance(recall, bool) or not isinstance(recall, numbers.Real):
+        raise TypeError(f"recall must be a number in (0, 1], got {recall!r}")
+    r = float(recall)
+    if not 0.0 < r <= 1.0:
+        raise ValueError(f"recall must be in (0, 1], got {recall!r}")
+    return r
+
+
 def best_tables(n_rows: int, n_pairs: float, k: int, bits: int) -> TableDesign:
-    """The cheapest table design under the cost model."""
+    """The cheapest packed-word pigeonhole design under the cost model."""
     best = None
     for b in range(max(k + 1, bits // 64), bits + 1):
         if table_count(b, k) > config["max_tables"]:

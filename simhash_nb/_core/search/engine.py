@@ -12,41 +12,16 @@ from ..._kernels import hamming as _hk
 from ..._kernels import tables as _tk
 from ...config import config
 from ..pairs import Pairs
+from .collector import Collector
+from .dense import dense_search
 from .design import TableDesign, best_tables, check_count
+from .families import pigeonhole, sampled
 from .groups import weigh
 from .layout import Layout, Plan, Work, mask_bits, sort_table, task_count, top_bits
 
 
 class TooManyPairsError(ValueError):
     """A pair search would return more pairs than ``max_pairs``."""
-
-class Collector:
-    """Gathers per-task output slices; counts all pairs, materialises up to a limit."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.total = 0
-        self.weighted = 0
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-
-    @property
-    def over(self) -> bool:
-        return self.weighted > self.limit
-
-    def add(self, left, right, dist, counts, cap: int) -> None:
-        """Keep ``[t * cap, t * cap + counts[t])`` of each task ``t`` (unless over)."""
-        self.total += int(counts.sum())
-        if self.over:
-            return
-        for t in np.flatnonzero(counts):
-            s = slice(t * cap, t * cap + int(min(counts[t], cap)))
-            self.parts.append((left[s], right[s], dist[s]))
-
-    def result(self):
-        if not self.parts:
-            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
-        return tuple(np.concatenate(p) for p in zip(*self.parts))
-
 
 def table_search(
     fps, n_left: int, layout: Layout, k: int, wa, wb, limit: int, work,
@@ -255,17 +230,29 @@ def brute_search(a, b, k: int, wa, wb, limit: int, must_differ=None):
         got.parts = []
     return got
 
-def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=None):
-    """Pairs between distinct fingerprints (2-D word arrays) as a :class:`Collector`."""
+def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=None, *,
+                    random_state: int | None = 0, progress=None):
+    """Pairs between distinct fingerprints (2-D word arrays) as a :class:`Collector`.
+
+    ``random_state`` seeds sampled tables; ``progress(tables_done)``, if given, is
+    called as dense or sampled tables complete.
+    """
     if design.method == "exact":
         return Collector(limit)
     if design.method == "brute":
         return brute_search(a, b, k, wa, wb, limit)
-    layout = Layout.make(design.bits, k, design.blocks)
     if b is None:
         fps, n_left = a, -1
     else:
         fps, n_left = np.concatenate([a, b]), a.shape[0]
+    if design.method in ("dense", "sampling"):
+        if design.method == "dense":
+            family = pigeonhole(design.bits, k, design.blocks)
+        else:
+            family = sampled(design.bits, design.key_bits, design.tables, random_state)
+        return dense_search(np.ascontiguousarray(fps), n_left, family, k, wa, wb, limit,
+                            progress)
+    layout = Layout.make(design.bits, k, design.blocks)
     work = (work or Work(fps.shape[0])).fit(fps.shape[0])
     return table_search(fps, n_left, layout, k, wa, wb, limit, work)
 

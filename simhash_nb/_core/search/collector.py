@@ -1,0 +1,33 @@
+"""The collector of pairs: per-task output slices, counted past a limit."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Collector:
+    """Gathers per-task output slices; counts all pairs, materialises up to a limit."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.total = 0
+        self.weighted = 0
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    @property
+    def over(self) -> bool:
+        return self.weighted > self.limit
+
+    def add(self, left, right, dist, counts, cap: int) -> None:
+        """Keep ``[t * cap, t * cap + counts[t])`` of each task ``t`` (unless over)."""
+        self.total += int(counts.sum())
+        if self.over:
+            return
+        for t in np.flatnonzero(counts):
+            s = slice(t * cap, t * cap + int(min(counts[t], cap)))
+            self.parts.append((left[s], right[s], dist[s]))
+
+    def result(self):
+        if not self.parts:
+            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
+        return tuple(np.concatenate(p) for p in zip(*self.parts))

@@ -1,0 +1,97 @@
+"""The dense-table search: waves of tables whose entries carry the fingerprint (see
+:mod:`simhash_nb._kernels.dense_tables`), for pigeonhole tables at large ``k`` and for
+sampled (recall-controlled) tables."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..._kernels import dense_tables as _dk
+from ...config import config
+from .collector import Collector
+from .families import TableFamily
+
+_HIST = 1 << 12  # radix digits of at most 12 bits: sort keys of at most 24 bits
+
+
+def sort_bits_for(n_rows: int) -> int:
+    """Bits of the hashed sort key: a few more than log2(rows), so hash collisions
+    between distinct keys add few candidates; at most 24 (two 12-bit radix digits)."""
+    return int(min(24, max(2, (max(n_rows, 2) - 1).bit_length() + 2)))
+
+
+class DenseWork:
+    """Per-lane work arrays: entries, fingerprints, scratch, histograms."""
+
+    def __init__(self, n: int, words: int, lanes: int):
+        self.kr = np.empty((lanes, n), dtype=np.uint64)
+        self.fp = np.empty((lanes, n, words), dtype=np.uint64)
+        self.kr_tmp = np.empty((lanes, n), dtype=np.uint64)
+        self.fp_tmp = np.empty((lanes, n, words), dtype=np.uint64)
+        self.h_lo = np.empty((lanes, _HIST), dtype=np.int64)
+        self.h_hi = np.empty((lanes, _HIST), dtype=np.int64)
+
+    def args(self):
+        return self.kr, self.fp, self.kr_tmp, self.fp_tmp, self.h_lo, self.h_hi
+
+
+def lanes_for(n: int, words: int, n_tables: int) -> int:
+    """Tables sorted side by side: one per thread, within ``search_memory_bytes``."""
+    per_lane = max(1, n) * (16 + 16 * words)
+    fit = max(1, int(config["search_memory_bytes"]) // per_lane)
+    return max(1, min(numba.get_num_threads(), n_tables, fit))
+
+
+def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, wb,
+                 limit: int, progress=None) -> Collector:
+    """Pairs among the rows of ``fps`` (``uint64[n, words]``; self-join when
+    ``n_left < 0``, else rows below ``n_left`` against the rest) found by the tables of
+    ``family``, each once; ``sum wa[i] * wb[j]`` counted, pairs kept while it stays
+    within ``limit`` (as :class:`~simhash_nb._core.search.engine.Collector`).
+
+    Tables run in waves (``config["dense_tables_per_wave"]`` per thread); ``progress``,
+    if given, is called with the number of tables done after each wave.
+    """
+    n, words = fps.shape
+    got = Collector(limit)
+    if n < 2 or family.n_tables == 0:
+        return got
+    lanes = lanes_for(n, words, family.n_tables)
+    work = DenseWork(n, words, lanes)
+    sort_bits = sort_bits_for(n)
+    cap = int(config["pairs_initial_capacity"])
+    wave = lanes * int(config["dense_tables_per_wave"])
+    for start in range(0, family.n_tables, wave):
+        tables = np.arange(start, min(start + wave, family.n_tables), dtype=np.int64)
+        use = 0 if got.over else cap
+        out = _run(fps, n_left, tables, family, sort_bits, k, wa, wb, lanes, use, work)
+        left, right, dist, counts, weighted, where = out
+        got.weighted += int(weighted.sum())
+        got.total += int(counts.sum())
+        if not got.over:
+            _keep(got, left, right, dist, counts, where)
+            redo = tables[(where < 0) & (counts > 0)]
+            if redo.size:  # those tables again, with room for all their pairs
+                room = int(counts[(where < 0) & (counts > 0)].sum())
+                again = _run(fps, n_left, redo, family, sort_bits, k, wa, wb, lanes, room, work)
+                _keep(got, again[0], again[1], again[2], again[3], again[5])
+                cap = max(cap, room)
+        if progress is not None:
+            progress(int(tables.shape[0]))
+    return got
+
+
+def _run(fps, n_left, tables, family: TableFamily, sort_bits, k, wa, wb, lanes, cap,
+         work: DenseWork):
+    return _dk.search_dense(
+        fps, n_left, tables, family.masks, family.mults, sort_bits, family.block_masks,
+        family.sels, k, wa, wb, lanes, cap, *work.args(),
+    )
+
+
+def _keep(got: Collector, left, right, dist, counts, where) -> None:
+    for w in np.flatnonzero((where >= 0) & (counts > 0)):
+        s = int(where[w])
+        e = s + int(counts[w])
+        got.parts.append((left[s:e], right[s:e], dist[s:e]))
