@@ -37,6 +37,7 @@ from ._core.search import (
 )
 from ._core.similarity import k_for_similarity, similarity_for_k
 from ._core.spec import FingerprintSpec, SpecMismatchError, check_compatible, make_spec
+from ._core.verified import SimilarPairs, near_duplicate_texts
 from .accessors import install as _install_accessors
 from .config import config, reset_config
 
@@ -76,6 +77,8 @@ def __getattr__(name):
 
 __all__ = [
     "SearchCostWarning",
+    "SimilarPairs",
+    "near_duplicate_texts",
     "k_for_similarity",
     "similarity_for_k",
     "Matches",

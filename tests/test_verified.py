@@ -1,0 +1,66 @@
+"""Verified near-duplicates from texts: SimHash candidates, exact Jaccard decides."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simhash_nb as sh
+from simhash_nb._core.verified import candidate_threshold
+
+
+@pytest.fixture(scope="module")
+def fortunes():
+    return sh.datasets.load_sample("fortunes")["text"].tolist()
+
+
+@pytest.mark.parametrize("opts", [{}, {"tokenizer": "word", "ngram": 3}])
+def test_equals_the_exact_threshold_join(fortunes, opts):
+    truth = sh.jaccard_pairs(fortunes, threshold=0.7, candidates="all", **opts)
+    got = sh.near_duplicate_texts(fortunes, 0.7, **opts)
+    want = set(zip(truth["i"].tolist(), truth["j"].tolist()))
+    assert len(want) > 100
+    assert set(zip(got.i.tolist(), got.j.tolist())) == want
+    assert np.all(got.i < got.j) and np.all(got.jaccard >= 0.7)
+    np.testing.assert_allclose(got.jaccard, sh.jaccard(fortunes, (got.i, got.j), **opts))
+
+
+def test_recall_on_edited_copies_and_no_pair_below_threshold(fortunes):
+    nd = sh.datasets.make_near_duplicates(fortunes[:1500], n=1500, edit_rate=0.05,
+                                          random_state=1)
+    texts = list(nd.texts)
+    truth = sh.jaccard_pairs(texts, threshold=0.6, candidates="all")
+    got = sh.near_duplicate_texts(texts, 0.6, recall=0.99)
+    want = set(zip(truth["i"].tolist(), truth["j"].tolist()))
+    found = set(zip(got.i.tolist(), got.j.tolist()))
+    assert found <= want  # verified: never below the threshold
+    assert len(found) >= 0.98 * len(want)
+
+
+def test_clusters_dedupe_frame_and_empty_texts():
+    texts = ["alpha beta gamma delta", "alpha beta gamma delta!", "", "", "zeta eta theta"]
+    p = sh.near_duplicate_texts(texts, 0.9, tokenizer="word", ngram=1)
+    assert list(zip(p.i.tolist(), p.j.tolist())) == [(0, 1)]  # empty texts pair with nothing
+    assert p.clusters().tolist() == [0, 0, 2, 3, 4]
+    assert p.dedupe().tolist() == [True, False, True, True, True]
+    assert list(p.to_frame().columns) == ["i", "j", "jaccard", "distance"]
+    assert p.n == 5 and p.bits == 128 and p.k == candidate_threshold(0.9, 128, 0.99**0.5)
+
+
+def test_candidate_threshold_grows_with_recall_and_falls_with_similarity():
+    assert candidate_threshold(0.7, 128, 0.995) > candidate_threshold(0.7, 128, 0.9)
+    assert candidate_threshold(0.9, 128, 0.99) < candidate_threshold(0.7, 128, 0.99)
+    assert candidate_threshold(1.0, 64, 0.99) == 0
+
+
+@pytest.mark.parametrize("kwargs,err,match", [
+    ({"threshold": 0}, ValueError, "threshold must be in"),
+    ({"threshold": 1.5}, ValueError, "threshold must be in"),
+    ({"threshold": "0.7"}, TypeError, "threshold must be"),
+    ({"recall": 1.0}, ValueError, "recall must be below 1"),
+    ({"recall": 0}, ValueError, "recall must be in"),
+    ({"bits": 256}, ValueError, "bits must be 64 or 128"),
+])
+def test_bad_arguments(kwargs, err, match):
+    with pytest.raises(err, match=match):
+        sh.near_duplicate_texts(["a b c", "a b c"], **kwargs)
