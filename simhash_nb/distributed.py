@@ -77,6 +77,7 @@ except ImportError as _e:  # pragma: no cover - exercised in a subprocess test
 
 import pandas as pd
 
+from . import _frames
 from . import accessors as _acc
 from ._core.parallel import threads
 from ._core.search.design import check_blocks, table_design
@@ -138,7 +139,7 @@ def _select(data, column: str | None, default: str | None = None, aligned: bool 
         if column is not None:
             raise TypeError("column= applies to a Dask DataFrame; this is a Series")
         series = data
-    kind = _acc.fingerprint_kind(series._meta.dtype)
+    kind = _frames.fingerprint_kind(series._meta.dtype)
     if kind is None:
         raise TypeError(
             f"{'column ' + repr(series.name) if isinstance(data, dd.DataFrame) else 'the Series'}"
@@ -160,7 +161,7 @@ class _Input:
 
 def _prepare(data, column, options: dict[str, Any], n_jobs, aligned: bool = False) -> _Input:
     series, kind = _select(data, column, aligned=aligned)
-    spec_options, _ = _acc._split_options(dict(options))
+    spec_options, _ = _frames.split_options(dict(options))
     if kind == "text":
         spec = make_spec(**spec_options)
         return _Input(_fingerprint_series(series, spec, n_jobs), series, spec, spec.bits)
@@ -233,7 +234,7 @@ def _usable_cores() -> int:
 
 def _fp_meta(bits: int, name) -> pd.Series:
     empty = np.zeros((0,) if bits == 64 else (0, 2), dtype=np.uint64)
-    return pd.Series(_acc.fingerprint_array(empty), name=name)
+    return pd.Series(_frames.fingerprint_array(empty), name=name)
 
 
 def _fingerprint_part(part: pd.Series, spec: FingerprintSpec, n_jobs) -> pd.Series:
@@ -335,10 +336,10 @@ class _Scan:
 
 
 def _describe_part(part: pd.Series, check_index: bool) -> pd.DataFrame:
-    kind = _acc.fingerprint_kind(part.dtype)
+    kind = _frames.fingerprint_kind(part.dtype)
     if kind in ("fp64", "fp128"):
         n_valid = int(part.notna().sum())
-        got = _acc.spec_of(part)
+        got = _frames.spec_of(part)
         spec = got.to_json() if got is not None else ""
     else:
         n_valid, spec = len(part), ""
@@ -452,7 +453,7 @@ def _emit(part: pd.Series, tables: range, key_masks: np.ndarray, offsets: np.nda
     words[, label]), ``bucket`` hashing the table and its key (the selected blocks);
     ``side`` (0 or 1) tells the two collections of a search ``against`` apart."""
     base = _base(part, offsets, partition_info)
-    fps, valid = _acc.fingerprint_values(part)
+    fps, valid = _frames.fingerprint_values(part)
     words = fps.reshape(fps.shape[0], key_masks.shape[1])
     pos = np.flatnonzero(valid)
     if pos.shape[0] != words.shape[0]:
@@ -949,7 +950,7 @@ def _local(rows: np.ndarray, base: int, n: int) -> np.ndarray:
 
 
 def _labels(fps: pd.Series, stars: pd.DataFrame, base: int) -> pd.Series:
-    _, valid = _acc.fingerprint_values(fps)
+    _, valid = _frames.fingerprint_values(fps)
     labels = np.arange(base, base + len(fps), dtype=np.int64)
     if len(stars):
         labels[_local(stars["v"].to_numpy(), base, len(fps))] = stars["u"].to_numpy()
@@ -1166,7 +1167,7 @@ class SimhashDaskSeriesAccessor:
     """
 
     def __init__(self, obj) -> None:
-        if _acc.fingerprint_kind(obj._meta.dtype) is None:
+        if _frames.fingerprint_kind(obj._meta.dtype) is None:
             raise AttributeError(
                 "the .simhash accessor needs a text or fingerprint Series; this one has "
                 f"dtype {obj._meta.dtype}"

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simhash_nb as sh
+from simhash_nb._frames import fingerprint_array
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -59,7 +60,7 @@ def _series(fps, npartitions=5, empty=True):
     partitions empty."""
     n = fps.shape[0]
     index = np.arange(n) * 2
-    s = pd.Series(sh.accessors.fingerprint_array(fps), index=index, name="simhash")
+    s = pd.Series(fingerprint_array(fps), index=index, name="simhash")
     ds = dd.from_pandas(s, npartitions=1)
     if not empty:
         return ds.repartition(npartitions=npartitions)
@@ -194,7 +195,7 @@ def test_near_duplicates_against_of_text_and_bad_pairs(client):
     with pytest.raises(TypeError, match="against is a pandas Series"):
         D.near_duplicates(s64, 3, against=s64.compute())
     fps = _planted(50, 64, 1)
-    labelled = pd.Series(sh.accessors.fingerprint_array(fps),
+    labelled = pd.Series(fingerprint_array(fps),
                          index=[f"r{i:03d}" for i in range(fps.shape[0])])
     with pytest.raises(TypeError, match="one index dtype"):
         D.near_duplicates(s64, 3, against=dd.from_pandas(labelled, npartitions=2),
