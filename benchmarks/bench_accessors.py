@@ -24,7 +24,7 @@ import pyarrow as pa
 import simhash_nb as sh
 from simhash_nb._core.fingerprint import fingerprint_texts
 from simhash_nb._core.text import to_arrow
-from simhash_nb.accessors import fingerprint_array
+from simhash_nb._frames import fingerprint_array
 
 from ._common import load_texts, median_time, save, table
 

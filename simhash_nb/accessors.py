@@ -28,252 +28,30 @@ import importlib.abc
 import importlib.util
 import sys
 import threading
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._core.spec import FingerprintSpec, check_compatible
+from ._frames import (
+    SPEC_ATTR,
+    cluster_positions,
+    cluster_series,
+    fingerprint_kind,
+    fingerprint_series,
+    fingerprint_values,
+    keep_mask,
+    pairs_frame,
+    prints,
+    search_pairs,
+    spec_of,
+    unique_index,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["SPEC_ATTR", "SimhashDataFrameAccessor", "SimhashSeriesAccessor", "register"]
-
-SPEC_ATTR = "simhash_spec"
-"""Key of the fingerprint spec in ``Series.attrs`` / ``DataFrame.attrs``."""
-
-_SPEC_OPTIONS = ("bits", "tokenizer", "ngram", "weights", "normalize", "seed", "spec", "params")
-_RUN_OPTIONS = ("n_jobs", "progress")
-
-
-# --- representation -----------------------------------------------------------------------
-
-
-def fingerprint_kind(dtype) -> str | None:
-    """``"text"``, ``"fp64"``, ``"fp128"`` or ``None`` for a pandas dtype."""
-    import pandas as pd
-    import pyarrow as pa
-
-    if isinstance(dtype, pd.StringDtype):
-        return "text"
-    if isinstance(dtype, pd.ArrowDtype):
-        t = dtype.pyarrow_dtype
-        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
-            return "text"
-        if pa.types.is_uint64(t):
-            return "fp64"
-        if pa.types.is_fixed_size_binary(t) and t.byte_width == 16:
-            return "fp128"
-        return None
-    if isinstance(dtype, pd.UInt64Dtype):
-        return "fp64"
-    if isinstance(dtype, pd.CategoricalDtype):
-        return "text" if fingerprint_kind(dtype.categories.dtype) == "text" else None
-    if isinstance(dtype, np.dtype):
-        if dtype == np.uint64:
-            return "fp64"
-        if dtype.kind == "O":
-            return "text"
-    return None
-
-
-def _arrow_of(series):
-    import pyarrow as pa
-
-    arr = series.array.__arrow_array__()
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-    return arr
-
-
-def binary16_to_words(arr) -> tuple[np.ndarray, np.ndarray]:
-    """A pyarrow ``fixed_size_binary(16)`` array to ``(uint64[n, 2] lo/hi, valid)``."""
-    n = len(arr)
-    valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-    if n == 0:
-        return np.zeros((0, 2), dtype=np.uint64), valid
-    raw = np.frombuffer(arr.buffers()[1], dtype=">u8", count=2 * (arr.offset + n))
-    fps = raw[2 * arr.offset:].reshape(n, 2)[:, ::-1].astype(np.uint64)
-    fps[~valid] = 0
-    return fps, valid
-
-
-def words_to_binary16(fps: np.ndarray, valid: np.ndarray | None = None):
-    """``uint64[n, 2]`` (lo, hi) fingerprints to a pyarrow ``fixed_size_binary(16)`` array."""
-    import pyarrow as pa
-
-    n = fps.shape[0]
-    data = pa.py_buffer(np.ascontiguousarray(fps[:, ::-1]).astype(">u8"))
-    mask = None
-    if valid is not None and not valid.all():
-        mask = pa.array(valid, type=pa.bool_()).buffers()[1]
-    return pa.Array.from_buffers(pa.binary(16), n, [mask, data])
-
-
-def fingerprint_array(fps: np.ndarray, valid: np.ndarray | None = None):
-    """Core fingerprints (and validity) as a pandas array: ``UInt64`` or ``binary[16]``."""
-    import pandas as pd
-
-    if valid is None:
-        valid = np.ones(fps.shape[0], dtype=bool)
-    if fps.ndim == 1:
-        return pd.arrays.IntegerArray(np.asarray(fps, dtype=np.uint64), ~valid)
-    return pd.arrays.ArrowExtensionArray(words_to_binary16(fps, valid))
-
-
-def fingerprint_values(series) -> tuple[np.ndarray, np.ndarray]:
-    """A fingerprint Series to core ``(fps, valid)``: ``uint64[n]`` or ``uint64[n, 2]``."""
-    import pandas as pd
-    import pyarrow.compute as pc
-
-    kind = fingerprint_kind(series.dtype)
-    if kind == "fp128":
-        return binary16_to_words(_arrow_of(series))
-    if kind != "fp64":
-        raise TypeError(f"not a fingerprint column (dtype {series.dtype})")
-    dtype = series.dtype
-    if isinstance(dtype, np.dtype):
-        return np.ascontiguousarray(series.to_numpy()), np.ones(len(series), dtype=bool)
-    if isinstance(dtype, pd.ArrowDtype):
-        arr = _arrow_of(series)
-        valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-        return pc.fill_null(arr, 0).to_numpy(zero_copy_only=False).astype(np.uint64), valid
-    valid = ~np.asarray(series.isna().to_numpy(), dtype=bool)
-    return series.to_numpy(dtype=np.uint64, na_value=0), valid
-
-
-# --- specs in attrs ---------------------------------------------------------------------
-
-
-def spec_of(series) -> FingerprintSpec | None:
-    """The spec recorded in a Series' attrs (its own, or its frame's entry for its name)."""
-    got = series.attrs.get(SPEC_ATTR)
-    if isinstance(got, dict):
-        got = got.get(series.name)
-    if got is None:
-        return None
-    if isinstance(got, FingerprintSpec):
-        return got
-    return FingerprintSpec.from_json(got)
-
-
-@dataclass
-class _Prints:
-    """Fingerprints of a Series: core array, validity, spec (None: unknown)."""
-
-    fps: np.ndarray
-    valid: np.ndarray
-    spec: FingerprintSpec | None
-
-    @property
-    def positions(self) -> np.ndarray:
-        return np.flatnonzero(self.valid)
-
-    def present(self) -> np.ndarray:
-        return self.fps if self.valid.all() else self.fps[self.valid]
-
-
-def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    unknown = sorted(set(options) - set(_SPEC_OPTIONS) - set(_RUN_OPTIONS))
-    if unknown:
-        raise TypeError(
-            f"unexpected keyword arguments {unknown}; fingerprint options are "
-            f"{list(_SPEC_OPTIONS + _RUN_OPTIONS)}"
-        )
-    run = {k: options.pop(k, None) for k in _RUN_OPTIONS}
-    return {k: v for k, v in options.items() if v is not None}, run
-
-
-def _prints(series, kind: str, options: dict[str, Any], what: str = "Series") -> _Prints:
-    """Fingerprint a text Series (with ``options``) or read a fingerprint Series."""
-    from ._core.fingerprint import fingerprint_texts
-    from ._core.tokenizers import prepare
-
-    spec_options, run = _split_options(dict(options))
-    if kind == "text":
-        spec, extras = prepare(**spec_options)
-        fps, _, valid = fingerprint_texts(series, spec, run["n_jobs"], extras, run["progress"])
-        return _Prints(fps, np.asarray(valid, dtype=bool), spec)
-    if spec_options:
-        raise TypeError(
-            f"the {what} holds fingerprints already; fingerprint options "
-            f"{sorted(spec_options)} apply only to text"
-        )
-    fps, valid = fingerprint_values(series)
-    return _Prints(fps, valid, spec_of(series))
-
-
-def _fingerprint_series(series, p: _Prints, name):
-    import pandas as pd
-
-    out = pd.Series(fingerprint_array(p.fps, p.valid), index=series.index, name=name, copy=False)
-    attrs = {k: v for k, v in series.attrs.items() if k != SPEC_ATTR}
-    if p.spec is not None:
-        attrs[SPEC_ATTR] = p.spec.to_json()
-    out.attrs = attrs
-    return out
-
-
-def _unique_index(index, what: str) -> None:
-    if not index.is_unique:
-        dup = index[index.duplicated()][:3].tolist()
-        raise ValueError(
-            f"the {what} index has duplicate labels (for example {dup}), so pairs of labels "
-            "would be ambiguous; call .reset_index() first"
-        )
-
-
-def _pairs_frame(pairs, left_index, left_pos, right_index, right_pos):
-    import pandas as pd
-
-    i = left_pos[pairs.i]
-    j = right_pos[pairs.j]
-    return pd.DataFrame(
-        {"left": left_index.take(i), "right": right_index.take(j), "distance": pairs.distance}
-    )
-
-
-def _search_pairs(p: _Prints, k: int, q: _Prints | None, max_pairs, n_jobs):
-    from ._core.pairs import Pairs
-    from ._core.search import near_duplicates
-
-    if not p.valid.any() or (q is not None and not q.valid.any()):
-        if q is not None:
-            check_compatible(p.spec, q.spec)
-        return Pairs.empty()
-    if q is None:
-        return near_duplicates(p.present(), k, max_pairs=max_pairs, n_jobs=n_jobs)
-    check_compatible(p.spec, q.spec)
-    return near_duplicates(p.present(), k, against=q.present(), max_pairs=max_pairs,
-                           n_jobs=n_jobs)
-
-
-def _cluster_positions(p: _Prints, k: int, n_jobs=None) -> np.ndarray:
-    """Cluster label per row: the position of its cluster's first row; -1 if missing."""
-    from ._core.clusters import clusters
-
-    pos = p.positions
-    labels = np.full(p.fps.shape[0], -1, dtype=np.int64)
-    if pos.shape[0]:
-        labels[pos] = pos[np.asarray(clusters(p.present(), k, n_jobs=n_jobs), dtype=np.int64)]
-    return labels
-
-
-def _keep_mask(p: _Prints, k: int, keep: str, n_jobs=None) -> np.ndarray:
-    from ._core.clusters import dedupe
-
-    mask = np.ones(p.fps.shape[0], dtype=bool)
-    if p.valid.any():
-        mask[p.valid] = np.asarray(dedupe(p.present(), k, keep=keep, n_jobs=n_jobs), dtype=bool)
-    return mask
-
-
-def _cluster_series(labels: np.ndarray, index, name: str = "cluster"):
-    import pandas as pd
-
-    arr = pd.arrays.IntegerArray(labels, labels < 0)
-    return pd.Series(arr, index=index, name=name, copy=False)
 
 
 # --- Series accessor ----------------------------------------------------------------------
@@ -372,8 +150,8 @@ class SimhashSeriesAccessor:
         options = dict(bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
                        normalize=normalize, seed=seed, spec=spec, params=params,
                        n_jobs=n_jobs, progress=progress)
-        p = _prints(self._obj, "text", options)
-        return _fingerprint_series(self._obj, p, self._obj.name)
+        p = prints(self._obj, "text", options)
+        return fingerprint_series(self._obj, p, self._obj.name)
 
     def to_numpy(self, missing: str = "raise") -> np.ndarray:
         """The fingerprints as the core API's array: ``uint64[n]`` or ``uint64[n, 2]``.
@@ -493,23 +271,23 @@ class SimhashSeriesAccessor:
           left right  distance
         0    p     q         0
         """
-        p = _prints(self._obj, self._kind, options)
-        _unique_index(self._obj.index, "Series'")
+        p = prints(self._obj, self._kind, options)
+        unique_index(self._obj.index, "Series'")
         q = None
         if against is not None:
             other = _as_series(against, "against")
-            _unique_index(other.index, "against Series'")
+            unique_index(other.index, "against Series'")
             kind = fingerprint_kind(other.dtype)
             if kind is None:
                 raise TypeError(f"against has dtype {other.dtype}, neither text nor fingerprints")
             q_options = dict(options) if kind == "text" else {}
             if kind == "text" and self._kind != "text":
                 q_options = {"spec": p.spec} if p.spec is not None else {}
-            q = _prints(other, kind, q_options, "against Series")
-        pairs = _search_pairs(p, k, q, max_pairs, options.get("n_jobs"))
+            q = prints(other, kind, q_options, "against Series")
+        pairs = search_pairs(p, k, q, max_pairs, options.get("n_jobs"))
         if q is None:
-            return _pairs_frame(pairs, self._obj.index, p.positions, self._obj.index, p.positions)
-        return _pairs_frame(pairs, self._obj.index, p.positions, other.index, q.positions)
+            return pairs_frame(pairs, self._obj.index, p.positions, self._obj.index, p.positions)
+        return pairs_frame(pairs, self._obj.index, p.positions, other.index, q.positions)
 
     def clusters(self, k: int = 3, **options) -> pd.Series:
         """Connected components of the "within ``k`` bits" graph.
@@ -528,9 +306,9 @@ class SimhashSeriesAccessor:
         >>> s.simhash.clusters(k=0, tokenizer="word").tolist()
         [0, 1, 1, <NA>]
         """
-        p = _prints(self._obj, self._kind, options)
-        labels = _cluster_positions(p, k, options.get("n_jobs"))
-        return _cluster_series(labels, self._obj.index)
+        p = prints(self._obj, self._kind, options)
+        labels = cluster_positions(p, k, options.get("n_jobs"))
+        return cluster_series(labels, self._obj.index)
 
     def dedupe(self, k: int = 3, keep: str = "first", **options) -> pd.Series:
         """The rows kept after dropping near duplicates: one row per cluster.
@@ -551,8 +329,8 @@ class SimhashSeriesAccessor:
         >>> s.simhash.dedupe(k=0, tokenizer="word").index.tolist()
         ['p', 'q']
         """
-        p = _prints(self._obj, self._kind, options)
-        return self._obj[_keep_mask(p, k, keep, options.get("n_jobs"))]
+        p = prints(self._obj, self._kind, options)
+        return self._obj[keep_mask(p, k, keep, options.get("n_jobs"))]
 
 
 def _as_series(obj, name: str):
@@ -670,8 +448,8 @@ class SimhashDataFrameAccessor:
         [2, 3]
         """
         s = self._column(column)
-        p = _prints(s, fingerprint_kind(s.dtype), options, f"column {s.name!r}")
-        return self._obj[_keep_mask(p, k, keep, options.get("n_jobs"))]
+        p = prints(s, fingerprint_kind(s.dtype), options, f"column {s.name!r}")
+        return self._obj[keep_mask(p, k, keep, options.get("n_jobs"))]
 
     def clusters(self, column: str | None = None, k: int = 3, **options) -> pd.Series:
         """Cluster label of each row (Int64, ``<NA>`` if missing), aligned to the index.

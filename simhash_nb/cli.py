@@ -295,7 +295,7 @@ def _stored_fingerprints(batch, column: str, path: str):
 
 def _collect(args, recipe: _Recipe | None):
     """Fingerprints (and ids) of every row of IN, streamed in batches."""
-    from .accessors import _Prints
+    from ._frames import Prints
 
     column = args.fingerprints or args.column
     id_col = getattr(args, "id", None)
@@ -329,7 +329,7 @@ def _collect(args, recipe: _Recipe | None):
 
         id_values = pa.chunked_array(ids, type=reader.schema.field(id_col).type)
         id_values = id_values.combine_chunks()
-    return _Prints(all_fps, all_valid, stored_spec), id_values, n
+    return Prints(all_fps, all_valid, stored_spec), id_values, n
 
 
 def _say(args, message: str) -> None:
@@ -409,14 +409,14 @@ def _cmd_pairs(args) -> int:
     """``simhash-nb pairs IN OUT``."""
     import pyarrow as pa
 
-    from .accessors import _search_pairs
+    from ._frames import search_pairs
     from .io import TableWriter
 
     recipe = _spec(args)
     _check_output(args)
     t0 = time.perf_counter()
     prints, ids, n = _collect(args, recipe)
-    pairs = _search_pairs(prints, args.k, None, args.max_pairs, args.n_jobs)
+    pairs = search_pairs(prints, args.k, None, args.max_pairs, args.n_jobs)
     pos = prints.positions
     i, j = pos[pairs.i], pos[pairs.j]
     if ids is not None:
@@ -435,13 +435,13 @@ def _cmd_pairs(args) -> int:
 
 def _cmd_dedupe(args) -> int:
     """``simhash-nb dedupe IN OUT``."""
-    from .accessors import _keep_mask
+    from ._frames import keep_mask
 
     recipe = _spec(args)
     _check_output(args)
     t0 = time.perf_counter()
     prints, _, n = _collect(args, recipe)
-    keep = _keep_mask(prints, args.k, args.keep, args.n_jobs)
+    keep = keep_mask(prints, args.k, args.keep, args.n_jobs)
 
     def transform(batch, start):
         import pyarrow as pa
@@ -458,13 +458,13 @@ def _cmd_clusters(args) -> int:
     """``simhash-nb clusters IN OUT``."""
     import pyarrow as pa
 
-    from .accessors import _cluster_positions
+    from ._frames import cluster_positions
 
     recipe = _spec(args)
     _check_output(args)
     t0 = time.perf_counter()
     prints, _, n = _collect(args, recipe)
-    labels = _cluster_positions(prints, args.k, args.n_jobs)
+    labels = cluster_positions(prints, args.k, args.n_jobs)
     name = args.cluster_column
 
     def transform(batch, start):

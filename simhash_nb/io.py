@@ -25,10 +25,16 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
 from ._core.spec import FingerprintSpec, SpecMismatchError
+from ._frames import (
+    SPEC_ATTR,
+    InputError,
+    fingerprint_kind,
+    fingerprints_from_arrow,
+    fingerprints_to_arrow,
+)
 
 __all__ = [
     "InputError",
@@ -51,10 +57,6 @@ _FORMATS = {
     ".csv": "csv",
     ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
 }
-
-
-class InputError(ValueError):
-    """A file cannot be read as the table it should be, or lacks a column."""
 
 
 def table_format(path) -> tuple[str, str | None]:
@@ -80,98 +82,6 @@ def table_format(path) -> tuple[str, str | None]:
             "end in .gz)"
         )
     return fmt, compression
-
-
-# --- fingerprints <-> Arrow ---------------------------------------------------------------
-
-
-def fingerprints_to_arrow(fps: np.ndarray, valid: np.ndarray | None = None, *,
-                          hex: bool = False) -> pa.Array:
-    """Core fingerprints as an Arrow array: ``uint64`` / ``fixed_size_binary(16)``, or hex.
-
-    Parameters
-    ----------
-    fps : ndarray of uint64, shape (n,) or (n, 2)
-    valid : ndarray of bool, optional
-        False marks a missing fingerprint (null).
-    hex : bool, default False
-        Fixed-width lowercase hexadecimal strings instead (16 or 32 digits).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> fingerprints_to_arrow(np.array([255, 1], dtype=np.uint64), hex=True).to_pylist()
-    ['00000000000000ff', '0000000000000001']
-    """
-    from .accessors import words_to_binary16
-
-    fps = np.asarray(fps, dtype=np.uint64)
-    n = fps.shape[0]
-    mask = None
-    if valid is not None and not np.all(valid):
-        mask = pa.array(np.asarray(valid, dtype=bool)).buffers()[1]
-    if hex:
-        words = 1 if fps.ndim == 1 else 2
-        be = (fps.reshape(n, 1) if fps.ndim == 1 else fps[:, ::-1]).astype(">u8")
-        data = be.tobytes().hex().encode("ascii")
-        offsets = np.arange(n + 1, dtype=np.int32) * np.int32(16 * words)
-        return pa.Array.from_buffers(pa.string(), n, [mask, pa.py_buffer(offsets),
-                                                      pa.py_buffer(data)])
-    if fps.ndim == 2:
-        return words_to_binary16(fps, valid)
-    return pa.Array.from_buffers(pa.uint64(), n, [mask, pa.py_buffer(np.ascontiguousarray(fps))])
-
-
-def fingerprints_from_arrow(arr, name: str = "fingerprints") -> tuple[np.ndarray, np.ndarray]:
-    """An Arrow column of fingerprints to core ``(fps, valid)``.
-
-    Accepts ``uint64``, ``fixed_size_binary(16)`` and hexadecimal strings (16 or 32
-    digits, all the same width).
-
-    Examples
-    --------
-    >>> import pyarrow as pa
-    >>> fps, valid = fingerprints_from_arrow(pa.array(["00000000000000ff", None]))
-    >>> fps.tolist(), valid.tolist()
-    ([255, 0], [True, False])
-    """
-    import pyarrow.compute as pc
-
-    from .accessors import binary16_to_words
-
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-    t = arr.type
-    valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-    if pa.types.is_uint64(t):
-        return pc.fill_null(arr, 0).to_numpy(zero_copy_only=False).astype(np.uint64), valid
-    if pa.types.is_fixed_size_binary(t) and t.byte_width == 16:
-        return binary16_to_words(arr)
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        # CSV cannot tell an empty field from a null: an empty string is a missing value
-        arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, t), arr)
-        valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-        lengths = pc.utf8_length(arr.filter(pc.is_valid(arr))).to_numpy(zero_copy_only=False)
-        widths = set(np.unique(lengths).tolist())
-        if not widths <= {16} and not widths <= {32}:
-            raise InputError(
-                f"{name}: fingerprints as text must be 16 or 32 hexadecimal digits each "
-                f"(found lengths {sorted(widths)[:5]})"
-            )
-        width = widths.pop() if widths else 16
-        filled = pc.fill_null(arr, "0" * width).to_numpy(zero_copy_only=False)
-        raw = np.asarray(filled, dtype=f"S{width}").tobytes()
-        try:
-            be = np.frombuffer(bytes.fromhex(raw.decode("ascii")), dtype=">u8")
-        except (ValueError, UnicodeDecodeError):
-            raise InputError(f"{name}: fingerprints as text must be hexadecimal") from None
-        fps = be.astype(np.uint64)
-        if width == 32:
-            fps = np.ascontiguousarray(fps.reshape(-1, 2)[:, ::-1])
-        return fps, valid
-    raise InputError(
-        f"{name} has type {t}; fingerprints must be uint64, fixed_size_binary(16) or hex text"
-    )
 
 
 # --- parquet with specs -------------------------------------------------------------------
@@ -200,8 +110,6 @@ def specs_from_metadata(metadata: Mapping[bytes, bytes] | None) -> dict[str, Fin
 
 
 def _frame_specs(df, spec) -> dict[str, FingerprintSpec]:
-    from .accessors import SPEC_ATTR, fingerprint_kind
-
     fp_cols = [c for c in df.columns if fingerprint_kind(df[c].dtype) in ("fp64", "fp128")]
     if spec is None:
         recorded = df.attrs.get(SPEC_ATTR) or {}
@@ -369,8 +277,6 @@ def read_parquet(path, columns: list[str] | None = None):
     2
     """
     import pyarrow.parquet as pq
-
-    from .accessors import SPEC_ATTR
 
     paths = _parquet_paths(path)
     tables, specs, first = [], None, None

@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 import simhash_nb as sh
-from simhash_nb.accessors import SPEC_ATTR
+from simhash_nb._frames import SPEC_ATTR
 from tests.conftest import fp_ints
 
 TEXT_DTYPES = [

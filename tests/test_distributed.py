@@ -12,12 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simhash_nb as sh
+from simhash_nb._frames import fingerprint_array
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 D = sh.distributed
+DC = D.components  # the star contraction's steps
+DI = D.input
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +62,7 @@ def _series(fps, npartitions=5, empty=True):
     partitions empty."""
     n = fps.shape[0]
     index = np.arange(n) * 2
-    s = pd.Series(sh.accessors.fingerprint_array(fps), index=index, name="simhash")
+    s = pd.Series(fingerprint_array(fps), index=index, name="simhash")
     ds = dd.from_pandas(s, npartitions=1)
     if not empty:
         return ds.repartition(npartitions=npartitions)
@@ -194,7 +197,7 @@ def test_near_duplicates_against_of_text_and_bad_pairs(client):
     with pytest.raises(TypeError, match="against is a pandas Series"):
         D.near_duplicates(s64, 3, against=s64.compute())
     fps = _planted(50, 64, 1)
-    labelled = pd.Series(sh.accessors.fingerprint_array(fps),
+    labelled = pd.Series(fingerprint_array(fps),
                          index=[f"r{i:03d}" for i in range(fps.shape[0])])
     with pytest.raises(TypeError, match="one index dtype"):
         D.near_duplicates(s64, 3, against=dd.from_pandas(labelled, npartitions=2),
@@ -275,10 +278,10 @@ def test_clusters_out_column_with_repeated_labels_and_unknown_divisions(client):
 def test_repartitioned_input_is_an_error_not_a_wrong_answer():
     part = pd.DataFrame({"x": range(5)})
     drops = pd.DataFrame({"row": [11]})
-    assert D._keep_part(part, drops, np.array([0, 10, 15]), {"number": 1})["x"].tolist() == [
+    assert DC._keep_part(part, drops, np.array([0, 10, 15]), {"number": 1})["x"].tolist() == [
         0, 2, 3, 4]
     with pytest.raises(RuntimeError, match="partition 1 has 5 rows now but had 6"):
-        D._keep_part(part, drops, np.array([0, 10, 16]), {"number": 1})
+        DC._keep_part(part, drops, np.array([0, 10, 16]), {"number": 1})
 
 
 @settings(max_examples=25)
@@ -293,13 +296,13 @@ def test_star_rounds_find_the_components_of_any_graph(edges, partitions):
     frame = pd.DataFrame({"u": i, "v": j})
     # in-process (a client of another test may be alive: name the shuffle method)
     with dask.config.set(scheduler="sync"):
-        stars = D._stars(dd.from_pandas(frame, npartitions=partitions), partitions, "tasks", 50)
+        stars = DC._stars(dd.from_pandas(frame, npartitions=partitions), partitions, "tasks", 50)
         got = stars.compute()
         offsets = np.array([0, 20, 41])
-        keep = {kp: D._route(D._drops(stars, kp, "tasks"), "row", offsets, "tasks").compute()
+        keep = {kp: DC._route(DC._drops(stars, kp, "tasks"), "row", offsets, "tasks").compute()
                 for kp in ("first", "last", False)}
         for p in range(2):
-            rows = D._route(D._drops(stars, "first", "tasks"), "row", offsets, "tasks")
+            rows = DC._route(DC._drops(stars, "first", "tasks"), "row", offsets, "tasks")
             rows = rows.partitions[p].compute()["row"]
             assert ((rows >= offsets[p]) & (rows < offsets[p + 1])).all()
         keep = {kp: df["row"].tolist() for kp, df in keep.items()}
@@ -327,7 +330,7 @@ def test_no_pairs_gives_singletons(client):
 
 
 def test_threads_per_task_divides_cores_between_dask_threads(client):
-    cores = max(client.run(D._usable_cores).values())
+    cores = max(client.run(DI._usable_cores).values())
     assert D.threads_per_task(client) == max(1, cores // 2)
     with pytest.raises(ValueError, match="n_jobs"):
         D.fingerprint(dd.from_pandas(pd.Series(["a"]), npartitions=1), n_jobs=0)

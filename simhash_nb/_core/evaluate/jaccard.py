@@ -1,0 +1,337 @@
+"""Exact Jaccard similarity: :func:`jaccard` of given pairs, :func:`jaccard_pairs` (a
+threshold join with all, MinHash or SimHash candidates), :func:`minhash_bands`."""
+
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ..._kernels import jaccard as _jk
+from ...config import config
+from ..fingerprint import fingerprint_features
+from ..parallel import threads
+from ..search import near_duplicates
+from ..validation import bits_of
+from .inputs import document_sets, n_pairs_of, pair_positions
+
+_CANDIDATES = ("auto", "all", "minhash", "simhash")
+
+
+# --- jaccard ------------------------------------------------------------------------------
+
+
+def jaccard(
+    texts_or_features,
+    pairs=None,
+    *,
+    ids=None,
+    tokenizer: str | None = None,
+    ngram: int | None = None,
+    normalize=None,
+    seed: int | None = None,
+    spec=None,
+    params=None,
+    n_jobs: int | None = None,
+) -> np.ndarray:
+    """Exact Jaccard similarity of documents' feature sets.
+
+    ``J(A, B) = |A & B| / |A | B|`` over the distinct features (shingles) of each
+    document, computed in parallel by merging sorted hash sets. Texts are shingled as
+    :func:`simhash_nb.features` does, with the same options, so the similarity is that
+    of the features SimHash sees (feature weights are ignored: sets, not bags).
+
+    Parameters
+    ----------
+    texts_or_features : sequence of str, FeatureBatch, or list of hash arrays
+        Documents. Missing texts are refused.
+    pairs : Pairs, DataFrame, tuple or array, optional
+        The pairs to compare: :class:`~simhash_nb.Pairs`, a DataFrame with columns ``i``
+        and ``j``, a tuple ``(i, j)`` of arrays, or an int array of shape ``(m, 2)``.
+        When omitted, all ``n (n - 1) / 2`` pairs ``i < j``, in the order of
+        ``np.triu_indices(n, 1)`` (scipy's condensed order); refused above
+        ``config["jaccard_max_all_pairs"]`` pairs (use :func:`jaccard_pairs`).
+    ids : sequence, optional
+        Document ids, one per document: the pairs then name documents by id.
+    tokenizer, ngram, normalize, seed, spec, params
+        Feature options, as in :func:`simhash_nb.features` (default: character
+        5-grams of NFKC-lowercased text).
+    n_jobs : int, optional
+        Threads (default: all).
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        One similarity per pair, in ``[0, 1]``. Two documents without features (empty
+        texts) have identical (empty) sets: similarity 1.
+
+    See Also
+    --------
+    jaccard_pairs : every pair above a threshold, without comparing all pairs.
+    threshold_table : precision and recall of SimHash against this ground truth.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> texts = ["the cat sat on the mat", "the cat sat on a mat", "dogs bark"]
+    >>> sh.jaccard(texts, [(0, 1), (0, 2)], tokenizer="word").round(3)
+    array([0.833, 0.   ])
+    >>> sh.jaccard(texts, tokenizer="word").round(3)  # pairs (0, 1), (0, 2), (1, 2)
+    array([0.833, 0.   , 0.   ])
+    """
+    options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
+                   params=params)
+    indptr, hashes, _ = document_sets(texts_or_features, options, n_jobs)
+    n = indptr.shape[0] - 1
+    with threads(n_jobs) as n_threads:
+        if pairs is None:
+            total = n_pairs_of(n)
+            limit = int(config["jaccard_max_all_pairs"])
+            if total > limit:
+                raise ValueError(
+                    f"{n:,} documents make {total:,} pairs, more than "
+                    f"config['jaccard_max_all_pairs'] = {limit:,}; pass the pairs to compare, "
+                    "or use sh.jaccard_pairs(..., threshold=...) which finds candidates first"
+                )
+            out = np.empty(total, dtype=np.float64)
+            if total:
+                _jk.jaccard_all(indptr, hashes, max(1, min(n, 8 * n_threads)), out)
+            return out
+        i, j = pair_positions(pairs, n, ids)
+        out = np.empty(i.shape[0], dtype=np.float64)
+        if i.shape[0]:
+            _jk.jaccard_pairs(indptr, hashes, i, j, out)
+        return out
+
+
+def minhash_bands(threshold: float, num_perm: int = 128, recall: float = 0.99) -> tuple[int, int]:
+    """Bands and rows for MinHash LSH candidates at a Jaccard ``threshold``.
+
+    A pair of similarity ``s`` becomes a candidate with probability
+    ``1 - (1 - s**rows)**bands``. Among the designs with ``bands * rows <= num_perm``
+    that find a pair at the threshold with probability ``>= recall``, this picks the one
+    with the fewest expected candidates below the threshold (the integral of that
+    probability over ``s < threshold``); candidates are verified exactly, so extra ones
+    only cost time. If no design reaches ``recall``, the one closest to it.
+
+    Examples
+    --------
+    >>> minhash_bands(0.5, 128)
+    (35, 3)
+    """
+    s = np.linspace(0.0, threshold, 501)
+    best, best_key = (1, 1), None
+    for b in range(1, num_perm + 1):
+        for r in range(1, num_perm // b + 1):
+            hit = 1.0 - (1.0 - threshold**r) ** b
+            fp = float(np.trapezoid(1.0 - (1.0 - s**r) ** b, s))
+            key = (0, fp) if hit >= recall else (1, -hit)
+            if best_key is None or key < best_key:
+                best, best_key = (b, r), key
+    return best
+
+
+def check_threshold(threshold) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+        raise TypeError(f"threshold must be a number in (0, 1], got {threshold!r}")
+    t = float(threshold)
+    if not 0.0 < t <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    return t
+
+
+def _minhash_candidates(indptr, hashes, num_perm, bands, rows, random_state, max_pairs):
+    rng = np.random.default_rng(random_state)
+    salts = rng.integers(0, 2**64, size=bands * rows, dtype=np.uint64)
+    n = indptr.shape[0] - 1
+    sig = _jk.minhash(indptr, hashes, salts, np.empty((n, salts.shape[0]), np.uint64))
+    keys = _jk.band_keys(sig, bands, rows, np.empty((n, bands), np.uint64))
+    found = []
+    total = 0
+    for b in range(bands):
+        col = np.ascontiguousarray(keys[:, b])
+        packed, count = _jk.bucket_pairs(col, np.argsort(col, kind="stable"), max_pairs)
+        total += int(count)
+        if total > max_pairs:
+            raise ValueError(
+                f"MinHash bands give more than max_pairs={max_pairs:,} candidate pairs "
+                "(many identical or very short documents?); raise max_pairs or the threshold"
+            )
+        found.append(packed)
+    packed = np.unique(np.concatenate(found)) if found else np.empty(0, np.uint64)
+    i = (packed >> np.uint64(32)).astype(np.int64)
+    j = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    return i, j
+
+
+def jaccard_pairs(
+    texts_or_features,
+    threshold: float = 0.5,
+    *,
+    candidates: str = "auto",
+    k: int | None = None,
+    num_perm: int = 128,
+    bands: tuple[int, int] | None = None,
+    random_state: int | None = 0,
+    max_pairs: int | None = None,
+    tokenizer: str | None = None,
+    ngram: int | None = None,
+    normalize=None,
+    seed: int | None = None,
+    spec=None,
+    params=None,
+    n_jobs: int | None = None,
+):
+    """Every pair of documents with Jaccard similarity ``>= threshold``: ground truth.
+
+    Each candidate pair is verified with the exact :func:`jaccard`, so the result has
+    no false positives; how complete it is depends on ``candidates``:
+
+    - ``"all"``: every pair (exact and complete; ``n (n - 1) / 2`` comparisons, pruned
+      by size and by early exit from each merge; refused above
+      ``config["jaccard_max_all_pairs"]`` pairs);
+    - ``"minhash"``: MinHash LSH (Broder 1997): finds a pair at similarity ``s`` with
+      probability ``1 - (1 - s**rows)**bands``, at least 0.99 at the threshold by
+      default (see :func:`minhash_bands`; reported in ``attrs["recall_at_threshold"]``);
+      independent of SimHash, so it does not bias the evaluation of SimHash thresholds;
+    - ``"simhash"``: pairs within Hamming distance ``k`` (default 12) of the documents'
+      64-bit SimHash fingerprints (of the same features), found with
+      :func:`simhash_nb.near_duplicates`; fast, but a pair the loose threshold misses
+      is missing from the truth too, which flatters SimHash's recall above ``k``;
+    - ``"auto"``: ``"all"`` when the pairs are few enough, else ``"minhash"``.
+
+    Parameters
+    ----------
+    texts_or_features : sequence of str, FeatureBatch, or list of hash arrays
+    threshold : float, default 0.5
+        Smallest Jaccard similarity of a duplicate pair, in ``(0, 1]``.
+    candidates : {"auto", "all", "minhash", "simhash"}, default "auto"
+    k : int, optional
+        Hamming threshold of the ``"simhash"`` candidates.
+    num_perm : int, default 128
+        MinHash signature length.
+    bands : (int, int), optional
+        MinHash ``(bands, rows)`` with ``bands * rows <= num_perm`` (default: chosen
+        from ``threshold``).
+    random_state : int, optional
+        Seed of the MinHash permutations.
+    max_pairs : int, optional
+        Refuse more candidate (or, with ``"all"``, result) pairs than this (default
+        ``config["max_pairs"]``).
+    tokenizer, ngram, normalize, seed, spec, params
+        Feature options, as in :func:`simhash_nb.features`.
+    n_jobs : int, optional
+        Threads.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``i``, ``j`` (row positions, ``i < j``) and ``jaccard``, sorted by
+        ``(i, j)``. ``attrs`` holds ``n_documents``, ``threshold``, ``candidates``, the
+        number of candidate pairs checked and, for MinHash, the bands and
+        ``recall_at_threshold``. Pass it to :func:`threshold_table` as the truth.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> texts = ["the cat sat on the mat", "the cat sat on a mat", "dogs bark", "dogs bark!"]
+    >>> truth = sh.jaccard_pairs(texts, threshold=0.4)
+    >>> truth[["i", "j"]].values.tolist(), truth.attrs["candidates"]
+    ([[0, 1], [2, 3]], 'all')
+    """
+    import pandas as pd
+
+    threshold = check_threshold(threshold)
+    if candidates not in _CANDIDATES:
+        raise ValueError(f"candidates must be one of {_CANDIDATES}, got {candidates!r}")
+    if max_pairs is None:
+        max_pairs = int(config["max_pairs"])
+    options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
+                   params=params)
+    indptr, hashes, batch = document_sets(texts_or_features, options, n_jobs)
+    n = indptr.shape[0] - 1
+    if n >= 2**32:
+        raise ValueError("jaccard_pairs handles fewer than 2**32 documents")
+    attrs: dict[str, Any] = {"n_documents": n, "threshold": threshold}
+    limit = int(config["jaccard_max_all_pairs"])
+    if candidates == "auto":
+        candidates = "all" if n_pairs_of(n) <= limit else "minhash"
+    elif candidates == "all" and n_pairs_of(n) > limit:
+        raise ValueError(
+            f"{n:,} documents make {n_pairs_of(n):,} pairs, more than "
+            f"config['jaccard_max_all_pairs'] = {limit:,}; use candidates='minhash' (or "
+            "raise the limit)"
+        )
+    attrs["candidates"] = candidates
+    with threads(n_jobs):
+        if candidates == "all":
+            i, j, sims = _all_pairs_above(indptr, hashes, threshold, max_pairs)
+            attrs["n_candidates"] = n_pairs_of(n)
+        else:
+            if candidates == "minhash":
+                if bands is None:
+                    b, r = minhash_bands(threshold, num_perm)
+                else:
+                    b, r = _check_bands(bands, num_perm)
+                i, j = _minhash_candidates(indptr, hashes, num_perm, b, r, random_state, max_pairs)
+                attrs.update(bands=b, rows=r,
+                             recall_at_threshold=1.0 - (1.0 - threshold**r) ** b)
+            else:
+                i, j = _simhash_candidates(batch, k, max_pairs, n_jobs, attrs)
+            attrs["n_candidates"] = int(i.shape[0])
+            sims = np.empty(i.shape[0], dtype=np.float64)
+            if i.shape[0]:
+                _jk.jaccard_pairs(indptr, hashes, i, j, sims)
+            keep = sims >= threshold
+            i, j, sims = i[keep], j[keep], sims[keep]
+    order = np.lexsort((j, i))
+    df = pd.DataFrame({"i": i[order], "j": j[order], "jaccard": sims[order]})
+    df.attrs.update(attrs)
+    return df
+
+
+def _all_pairs_above(indptr, hashes, threshold: float, max_pairs: int):
+    """Every pair with Jaccard >= threshold: all pairs, pruned by size and by bounds."""
+    import numba
+
+    n = indptr.shape[0] - 1
+    if n < 2:
+        e = np.empty(0, dtype=np.int64)
+        return e, e.copy(), np.empty(0, dtype=np.float64)
+    order = np.argsort(np.diff(indptr), kind="stable").astype(np.int64)
+    n_tasks = max(1, min(n, numba.get_num_threads() * 8))
+    cap = int(config["pairs_initial_capacity"])
+    left, right, sims, counts = _jk.pairs_above(indptr, hashes, order, threshold, n_tasks, cap)
+    if counts.sum() > max_pairs:
+        raise ValueError(
+            f"{int(counts.sum()):,} pairs reach Jaccard >= {threshold}, more than "
+            f"max_pairs={max_pairs:,} (many identical documents?); raise max_pairs or the "
+            "threshold"
+        )
+    if counts.max() > cap:
+        cap = int(counts.max())
+        left, right, sims, counts = _jk.pairs_above(indptr, hashes, order, threshold,
+                                                    n_tasks, cap)
+    keep = (np.arange(n_tasks * cap) % cap) < np.repeat(counts, cap)
+    return left[keep], right[keep], sims[keep]
+
+
+def _check_bands(bands, num_perm: int) -> tuple[int, int]:
+    try:
+        b, r = (int(x) for x in bands)
+    except (TypeError, ValueError):
+        raise TypeError(f"bands must be a pair (bands, rows) of integers, got {bands!r}") from None
+    if b < 1 or r < 1 or b * r > num_perm:
+        raise ValueError(f"bands=({b}, {r}) needs 1 <= bands * rows <= num_perm={num_perm}")
+    return b, r
+
+
+def _simhash_candidates(batch, k, max_pairs, n_jobs, attrs):
+    fps = fingerprint_features(batch, n_jobs=n_jobs)
+    bits = bits_of(fps)
+    k = bits * 3 // 16 if k is None else k
+    attrs["k"] = k
+    p = near_duplicates(fps, k=k, max_pairs=max_pairs, n_jobs=n_jobs)
+    return p.i.astype(np.int64), p.j.astype(np.int64)

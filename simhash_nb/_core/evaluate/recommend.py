@@ -1,0 +1,190 @@
+"""Choosing k: :class:`Recommendation` and :func:`recommend_k` from a threshold table."""
+
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+
+import numpy as np
+
+# --- recommendation -----------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Recommendation:
+    """A Hamming threshold chosen from a :func:`threshold_table`, and why.
+
+    Attributes
+    ----------
+    k : int
+        The threshold (pairs within ``k`` bits are duplicates).
+    criterion : str
+        What was asked: ``"max f1"``, ``"precision >= 0.95"`` or ``"recall >= 0.95"``.
+    met : bool
+        False when no threshold reaches the target (then ``k`` is the closest).
+    reason : str
+        One sentence saying why this ``k``.
+    precision, recall, f1 : float
+        The table's values at ``k`` (NaN where undefined).
+    tp, fp, fn : int
+        Counts at ``k``.
+    """
+
+    k: int
+    criterion: str
+    met: bool
+    reason: str
+    precision: float
+    recall: float
+    f1: float
+    tp: int
+    fp: int
+    fn: int
+
+    def __repr__(self) -> str:
+        return (
+            f"Recommendation(k={self.k}, precision={self.precision:.3f}, "
+            f"recall={self.recall:.3f}, f1={self.f1:.3f}, met={self.met})\n  {self.reason}"
+        )
+
+    def __int__(self) -> int:
+        return self.k
+
+    def __index__(self) -> int:
+        return self.k
+
+
+def _check_target_value(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in (0, 1], got {value!r}")
+    v = float(value)
+    if not 0.0 < v <= 1.0:
+        raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+    return v
+
+
+def recommend_k(
+    table,
+    target: str | None = None,
+    *,
+    precision: float | None = None,
+    recall: float | None = None,
+) -> Recommendation:
+    """Choose a Hamming threshold from a :func:`threshold_table`.
+
+    Give one target:
+
+    - ``target="f1"`` (the default): the ``k`` with the highest F1 (ties: the smallest);
+    - ``precision=p``: among thresholds with precision ``>= p``, the one with the highest
+      recall (ties: the smallest ``k``) — "as many duplicates as possible while at most
+      ``1 - p`` of the reported pairs are wrong";
+    - ``recall=r``: among thresholds with recall ``>= r``, the one with the highest
+      precision (ties: the smallest ``k``).
+
+    When no threshold reaches a precision or recall target, the closest one is returned
+    with ``met=False`` and the reason says so.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        As returned by :func:`threshold_table`.
+    target : {"f1"}, optional
+    precision, recall : float, optional
+        Targets in ``(0, 1]``.
+
+    Returns
+    -------
+    Recommendation
+        ``k``, its precision, recall and F1, and ``reason``; usable as an int.
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> fps = np.array([0b0000, 0b0001, 0b0111, 0b1111_1111], dtype=np.uint64)
+    >>> table = sh.threshold_table(fps, [0, 0, 0, 1])
+    >>> rec = sh.recommend_k(table)
+    >>> rec.k, rec.f1
+    (3, 1.0)
+    >>> sh.recommend_k(table, recall=0.5).k
+    2
+    """
+    import pandas as pd
+
+    given = [name for name, v in (("target", target), ("precision", precision),
+                                  ("recall", recall)) if v is not None]
+    if len(given) > 1:
+        raise ValueError(f"give one target, not {' and '.join(given)}")
+    if target is not None and target != "f1":
+        raise ValueError(
+            f"target must be 'f1'; for precision or recall targets pass precision=0.95 "
+            f"or recall=0.95 (got target={target!r})"
+        )
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(
+            f"table must be a DataFrame from threshold_table, got {type(table).__name__}"
+        )
+    need = ["k", "tp", "fp", "fn", "precision", "recall", "f1"]
+    missing = [c for c in need if c not in table.columns]
+    if missing:
+        raise ValueError(f"table lacks columns {missing}; make it with sh.threshold_table")
+    if len(table) == 0:
+        raise ValueError("table is empty")
+    k = table["k"].to_numpy()
+    p = table["precision"].to_numpy(dtype=np.float64)
+    r = table["recall"].to_numpy(dtype=np.float64)
+    f = table["f1"].to_numpy(dtype=np.float64)
+    span = f"k = {int(k.min())}..{int(k.max())}"
+
+    def pick(row: int, criterion: str, met: bool, reason: str) -> Recommendation:
+        return Recommendation(
+            int(k[row]), criterion, met, reason, float(p[row]), float(r[row]), float(f[row]),
+            int(table["tp"].iloc[row]), int(table["fp"].iloc[row]), int(table["fn"].iloc[row]),
+        )
+
+    def first_max(values: np.ndarray, mask: np.ndarray) -> int:
+        v = np.where(mask, values, -np.inf)
+        return int(np.flatnonzero(v == v.max())[0])
+
+    if precision is None and recall is None:
+        ok = ~np.isnan(f)
+        if not ok.any():
+            raise ValueError(
+                "no threshold has a defined F1: " + (table.attrs.get("note") or
+                "no pairs are predicted or the truth has no duplicates")
+            )
+        row = first_max(f, ok)
+        return pick(row, "max f1", True,
+                    f"k={int(k[row])} has the highest F1 ({f[row]:.3f}) among {span}: "
+                    f"precision {p[row]:.3f}, recall {r[row]:.3f}")
+    if precision is not None:
+        goal = _check_target_value("precision", precision)
+        ok = ~np.isnan(p) & (p >= goal)
+        if ok.any():
+            row = first_max(np.nan_to_num(r, nan=-1.0), ok)
+            return pick(row, f"precision >= {goal:g}", True,
+                        f"k={int(k[row])} has the highest recall ({r[row]:.3f}) among the "
+                        f"thresholds with precision >= {goal:g} (its precision: {p[row]:.3f})")
+        defined = ~np.isnan(p)
+        if not defined.any():
+            raise ValueError("no threshold has a defined precision: no pairs are predicted")
+        row = first_max(p, defined)
+        return pick(row, f"precision >= {goal:g}", False,
+                    f"no threshold in {span} reaches precision {goal:g}; k={int(k[row])} has "
+                    f"the highest precision ({p[row]:.3f}), recall {r[row]:.3f}")
+    goal = _check_target_value("recall", recall)
+    defined = ~np.isnan(r)
+    if not defined.any():
+        raise ValueError(
+            "recall is undefined at every threshold: the ground truth has no duplicate pairs"
+        )
+    ok = defined & (r >= goal)
+    if ok.any():
+        row = first_max(np.nan_to_num(p, nan=-1.0), ok)
+        return pick(row, f"recall >= {goal:g}", True,
+                    f"k={int(k[row])} has the highest precision ({p[row]:.3f}) among the "
+                    f"thresholds with recall >= {goal:g} (its recall: {r[row]:.3f})")
+    row = first_max(r, defined)
+    return pick(row, f"recall >= {goal:g}", False,
+                f"no threshold in {span} reaches recall {goal:g}; k={int(k[row])} has the "
+                f"highest recall ({r[row]:.3f}), precision {p[row]:.3f}")

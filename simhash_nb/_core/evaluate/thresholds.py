@@ -1,0 +1,294 @@
+"""Precision and recall per Hamming threshold: :func:`threshold_table` against a truth."""
+
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+
+import numpy as np
+
+from ...config import config
+from ..hamming import hamming_matrix
+from ..pairs import Pairs
+from ..parallel import threads
+from ..search import near_duplicates
+from ..validation import as_fingerprints, bits_of
+from .inputs import as_bool_labels, as_positions, n_pairs_of, pair_columns
+from .jaccard import check_threshold
+
+# --- ground truth for threshold tables ----------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Truth:
+    """Ground truth in one of three forms.
+
+    ``labels``: cluster id per document (self-join: same id = duplicate);
+    ``positives``: every duplicate pair (self-join: pairs not listed are not duplicates);
+    ``labelled``: pairs with a True/False label (only they are evaluated).
+    """
+
+    kind: str
+    labels: np.ndarray | None = None
+    i: np.ndarray | None = None
+    j: np.ndarray | None = None
+    label: np.ndarray | None = None
+
+
+def _labels_to_codes(labels, n: int) -> np.ndarray:
+    import pandas as pd
+
+    if len(labels) != n:
+        raise ValueError(
+            f"labels has {len(labels)} entries but there are {n} fingerprints; give one "
+            "cluster id per document"
+        )
+    codes, _ = pd.factorize(pd.Series(labels) if not isinstance(labels, pd.Series) else labels)
+    codes = np.asarray(codes, dtype=np.int64).copy()
+    missing = codes < 0
+    if missing.any():  # a document without a label is nobody's duplicate
+        codes[missing] = codes.max(initial=-1) + 1 + np.arange(int(missing.sum()))
+    return codes
+
+
+def _parse_truth(truth, n: int, ids, threshold) -> _Truth:
+    import pandas as pd
+
+    n_docs = getattr(truth, "attrs", {}).get("n_documents") if isinstance(
+        truth, pd.DataFrame) else None
+    if n_docs is not None and n_docs != n:
+        raise ValueError(
+            f"the ground truth was computed for {n_docs} documents but there are {n} "
+            "fingerprints; texts and fingerprints must be the same documents in the same order"
+        )
+    is_pair_table = isinstance(truth, (Pairs, pd.DataFrame)) or (
+        isinstance(truth, tuple) and len(truth) in (2, 3) and all(np.ndim(t) == 1 for t in truth)
+    ) or (isinstance(truth, np.ndarray) and truth.ndim == 2)
+    if not is_pair_table:
+        if isinstance(truth, (str, bytes)) or np.ndim(truth) != 1:
+            raise TypeError(
+                "truth must be cluster labels (one per document), a pair table "
+                "(DataFrame with columns i, j and optionally duplicate/label or jaccard), "
+                f"Pairs, or a tuple (i, j[, label]); got {type(truth).__name__}"
+            )
+        if threshold is not None:
+            raise ValueError("threshold applies to a pair table with a 'jaccard' column")
+        return _Truth("labels", labels=_labels_to_codes(truth, n))
+    i, j, label, sim = pair_columns(truth)
+    i = as_positions(i, n, ids, "i")
+    j = as_positions(j, n, ids, "j")
+    if i.shape != j.shape:
+        raise ValueError(f"i and j differ in length: {i.shape[0]} and {j.shape[0]}")
+    same = i == j
+    if same.any():
+        first = int(np.flatnonzero(same)[0])
+        raise ValueError(f"pair {first} joins document {int(i[first])} with itself")
+    if label is not None:
+        if threshold is not None:
+            raise ValueError("threshold applies to a 'jaccard' column, not to labelled pairs")
+        return _Truth("labelled", i=i, j=j, label=as_bool_labels(label, i.shape[0]))
+    if threshold is not None:
+        if sim is None:
+            raise ValueError("threshold needs a pair table with a 'jaccard' column")
+        t = check_threshold(threshold)
+        lowest = getattr(truth, "attrs", {}).get("threshold")
+        if lowest is not None and t < lowest:
+            raise ValueError(
+                f"threshold={t} is below the threshold the pairs were collected at ({lowest}); "
+                "pairs between them are not in the table: recompute with jaccard_pairs"
+            )
+        keep = np.asarray(sim, dtype=np.float64) >= t
+        i, j = i[keep], j[keep]
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    packed = np.unique(lo.astype(np.uint64) * np.uint64(max(n, 1)) + hi.astype(np.uint64))
+    i = (packed // np.uint64(max(n, 1))).astype(np.int64)
+    j = (packed % np.uint64(max(n, 1))).astype(np.int64)
+    return _Truth("positives", i=i, j=j)
+
+
+def _distances(fps: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    d = np.bitwise_count(fps[i] ^ fps[j]).astype(np.int64)
+    return d if d.ndim == 1 else d.sum(axis=1)
+
+
+def _self_join_counts(fps, truth: _Truth, max_k: int | None, n_jobs):
+    """Per-distance counts ``(all pairs, true pairs)`` up to ``K`` and the total of true pairs."""
+    n = fps.shape[0]
+    bits = bits_of(fps)
+    top = bits if max_k is None else max_k
+    codes = truth.labels
+    if truth.kind == "labels":
+        sizes = np.bincount(codes)
+        n_true = int((sizes * (sizes - 1) // 2).sum())
+    else:
+        n_true = int(truth.i.shape[0])
+    all_hist = np.zeros(top + 1, dtype=np.int64)
+    pos_hist = np.zeros(top + 1, dtype=np.int64)
+    if truth.kind == "positives" and n_true:
+        d = _distances(fps, truth.i, truth.j)
+        pos_hist += np.bincount(d[d <= top], minlength=top + 1)[: top + 1]
+    if max_k is None:
+        limit = int(config["evaluate_max_brute_pairs"])
+        if n_pairs_of(n) > limit:
+            raise ValueError(
+                f"{n:,} fingerprints have {n_pairs_of(n):,} pairs, more than "
+                f"config['evaluate_max_brute_pairs'] = {limit:,} to count at every distance; "
+                "pass max_k= to count pairs up to that distance with near_duplicates"
+            )
+        chunk = max(1, (1 << 24) // max(n, 1))
+        for s in range(0, n, chunk):
+            e = min(n, s + chunk)
+            m = hamming_matrix(fps[s:e], fps[s:])
+            upper = np.arange(n - s)[None, :] > np.arange(e - s)[:, None]
+            all_hist += np.bincount(m[upper], minlength=top + 1)
+            if truth.kind == "labels":
+                same = upper & (codes[s:e, None] == codes[None, s:])
+                pos_hist += np.bincount(m[same], minlength=top + 1)
+    elif n >= 2:
+        with threads(n_jobs):
+            p = near_duplicates(fps, k=max_k)
+        d = p.distance.astype(np.int64)
+        all_hist += np.bincount(d, minlength=top + 1)[: top + 1]
+        if truth.kind == "labels":
+            same = codes[p.i] == codes[p.j]
+            pos_hist += np.bincount(d[same], minlength=top + 1)[: top + 1]
+    return all_hist, pos_hist, n_true
+
+
+def threshold_table(
+    fps,
+    truth,
+    *,
+    ids=None,
+    threshold: float | None = None,
+    max_k: int | None = None,
+    n_jobs: int | None = None,
+):
+    """Precision, recall and F1 of SimHash at every Hamming threshold ``k``.
+
+    At threshold ``k`` a pair is predicted a duplicate iff its fingerprints differ in at
+    most ``k`` bits (``<= k``, as in :func:`simhash_nb.near_duplicates`).
+
+    Parameters
+    ----------
+    fps : ndarray of uint64, shape (n,) or (n, 2)
+        Fingerprints of the ``n`` documents.
+    truth
+        The ground truth, in one of three forms:
+
+        - **cluster labels**: one id per document (array, list or Series of length
+          ``n``); documents with the same id are duplicates, a missing id (None, NaN)
+          is a document without duplicates. Evaluated over all pairs (self-join).
+        - **duplicate pairs**: a DataFrame with columns ``i``, ``j`` (such as
+          :func:`jaccard_pairs` returns), :class:`~simhash_nb.Pairs`, a tuple
+          ``(i, j)`` or an int array ``(m, 2)``: every duplicate pair, and every pair
+          not listed is not a duplicate. Evaluated over all pairs (self-join).
+        - **labelled pairs**: a DataFrame with columns ``i``, ``j`` and ``duplicate``
+          (or ``label``), a tuple ``(i, j, label)`` or an array ``(m, 3)``: only these
+          pairs are evaluated.
+    ids : sequence, optional
+        Document ids, one per fingerprint; pair tables then name documents by id.
+    threshold : float, optional
+        For a pair table with a ``jaccard`` column: pairs at or above this similarity
+        are the duplicates (default: all listed pairs).
+    max_k : int, optional
+        Self-joins count all ``n (n - 1) / 2`` pairs at every distance (refused above
+        ``config["evaluate_max_brute_pairs"]``); with ``max_k`` only pairs within
+        ``max_k`` are found (with :func:`simhash_nb.near_duplicates`) and the table
+        stops at ``k = max_k``.
+    n_jobs : int, optional
+        Threads.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``k = 0 .. bits`` (or ``max_k``) with columns ``k``, ``predicted``
+        (pairs within ``k``), ``tp``, ``fp``, ``fn``, ``tn``, ``precision``, ``recall``,
+        ``f1`` and ``note``. Undefined ratios are NaN, never a division by zero, and
+        ``note`` says why (no predicted pairs: precision undefined; no duplicates in
+        the truth: recall undefined). ``attrs`` holds ``mode`` ("self-join" or
+        "labelled pairs"), ``n_documents``, ``n_pairs`` (pairs evaluated),
+        ``n_duplicates``, ``bits`` and ``note``.
+
+    See Also
+    --------
+    recommend_k : pick a threshold from this table.
+    simhash_nb.plotting : plots of this table.
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> fps = np.array([0b0000, 0b0001, 0b0111, 0b1111_1111], dtype=np.uint64)
+    >>> t = sh.threshold_table(fps, [0, 0, 0, 1])
+    >>> t.loc[:3, ["k", "tp", "fp", "fn", "precision", "recall"]].round(2)
+       k  tp  fp  fn  precision  recall
+    0  0   0   0   3        NaN    0.00
+    1  1   1   0   2        1.0    0.33
+    2  2   2   0   1        1.0    0.67
+    3  3   3   0   0        1.0    1.00
+    """
+    import pandas as pd
+
+    fps = as_fingerprints(fps, "fps")
+    n = fps.shape[0]
+    bits = bits_of(fps)
+    if max_k is not None:
+        if isinstance(max_k, bool) or not isinstance(max_k, numbers.Integral):
+            raise TypeError(f"max_k must be an integer, got {type(max_k).__name__}")
+        if not 0 <= max_k <= bits:
+            raise ValueError(f"max_k must be in [0, {bits}], got {max_k}")
+        max_k = int(max_k) if max_k < bits else None
+    t = _parse_truth(truth, n, ids, threshold)
+    if t.kind == "labelled":
+        top = bits if max_k is None else max_k
+        d = _distances(fps, t.i, t.j)
+        pos = np.bincount(d[t.label], minlength=bits + 1)[: top + 1]
+        neg = np.bincount(d[~t.label], minlength=bits + 1)[: top + 1]
+        n_true = int(t.label.sum())
+        n_false = int(t.label.shape[0]) - n_true
+        tp, fp = np.cumsum(pos), np.cumsum(neg)
+        mode, n_pairs = "labelled pairs", int(t.label.shape[0])
+    else:
+        all_hist, pos_hist, n_true = _self_join_counts(fps, t, max_k, n_jobs)
+        tp, predicted = np.cumsum(pos_hist), np.cumsum(all_hist)
+        fp = predicted - tp
+        n_pairs = n_pairs_of(n)
+        n_false = n_pairs - n_true
+        mode = "self-join"
+    fn = n_true - tp
+    tn = n_false - fp
+    predicted = tp + fp
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(predicted > 0, tp / np.maximum(predicted, 1), np.nan)
+        recall = np.where(n_true > 0, tp / max(n_true, 1), np.nan)
+        # 2 TP / (2 TP + FP + FN): defined whenever the truth has duplicates
+        f1 = np.where(n_true > 0, 2 * tp / np.maximum(predicted + n_true, 1), np.nan)
+    notes = np.full(tp.shape[0], "", dtype=object)
+    none_predicted = predicted == 0
+    if n_true == 0:
+        notes[:] = "no duplicates in the truth: recall and F1 undefined"
+        notes[none_predicted] = (
+            "no duplicates in the truth and no pairs predicted: all ratios undefined"
+        )
+    else:
+        notes[none_predicted] = "no pairs predicted: precision undefined"
+    table = pd.DataFrame({
+        "k": np.arange(tp.shape[0], dtype=np.int64),
+        "predicted": predicted.astype(np.int64),
+        "tp": tp.astype(np.int64),
+        "fp": fp.astype(np.int64),
+        "fn": fn.astype(np.int64),
+        "tn": tn.astype(np.int64),
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "note": pd.Series(notes, dtype=object),
+    })
+    note = "" if n_true else (
+        "the ground truth has no duplicate pairs: recall and F1 are undefined (NaN), and "
+        "precision is 0 wherever pairs are predicted (each is a false positive)"
+    )
+    table.attrs.update(mode=mode, n_documents=n, n_pairs=n_pairs, n_duplicates=n_true,
+                       bits=bits, max_k=max_k, note=note)
+    return table

@@ -1,0 +1,176 @@
+"""Table scan: candidate pairs in runs of equal keys, verified with popcount."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .popcount import popcount64
+from .radix import sort_table_serial
+from .table_keys import _ONE, is_owner
+
+
+@njit(cache=True, nogil=True)
+def scan_range(
+    sorted_, lo, hi, extra_bits, row_bits, fps, k, n_left, sel, block_masks, must_differ,
+    wa, wb, left, right, dist, base, cap, big_pairs, big, big_base, big_cap,
+):
+    """Verify the runs that start in ``[lo, hi)`` of one sorted table; keep the pairs it
+    owns in ``left/right/dist[base : base + cap]``.
+
+    Self-join (``n_left < 0``): every pair ``x < y`` of a run. Cross join: rows below
+    ``n_left`` are the left set, the others the right set (reported as
+    ``row - n_left``); a run lists its left rows first. A pair is kept only if it also
+    differs somewhere in each of the ``must_differ`` masks (the condition that an outer
+    table owns it, when this search refines one of that table's runs).
+
+    A run with more than ``big_pairs`` candidate pairs is not scanned but recorded as
+    ``(start, end)`` in ``big[big_base + r]`` (at most ``big_cap``; further ones are
+    scanned), for the caller to refine.
+
+    Counting goes on past ``cap`` so the caller can retry at the exact size. Returns
+    ``(count, weighted, n_big)``, ``weighted`` summing ``wa[i] * wb[j]`` (group sizes
+    when identical fingerprints were merged; an empty weight array counts 1 per row).
+    """
+    n = sorted_.shape[0]
+    words = fps.shape[1]
+    rb = np.uint64(row_bits)
+    low = np.uint64(extra_bits + row_bits)
+    rmask = (_ONE << rb) - _ONE
+    emask = ((_ONE << np.uint64(extra_bits)) - _ONE) << rb
+    kk = np.uint64(k)
+    weigh_a = wa.shape[0] > 0
+    weigh_b = wb.shape[0] > 0
+    s = lo
+    if s > 0:  # a run begun before lo belongs to the previous range
+        prev = sorted_[s - 1] >> low
+        while s < hi and (sorted_[s] >> low) == prev:
+            s += 1
+    c = 0
+    wsum = 0
+    n_big = 0
+    while s < hi:
+        key = sorted_[s] >> low
+        e = s + 1
+        while e < n and (sorted_[e] >> low) == key:
+            e += 1
+        if e - s > 1:
+            m = s
+            if n_left >= 0:
+                while m < e and np.int64(sorted_[m] & rmask) < n_left:
+                    m += 1
+                candidates = (m - s) * (e - m)
+            else:
+                candidates = (e - s) * (e - s - 1) // 2
+            if candidates > big_pairs and n_big < big_cap:
+                big[big_base + n_big, 0] = s
+                big[big_base + n_big, 1] = e
+                n_big += 1
+                s = e
+                continue
+            x_end = m if n_left >= 0 else e - 1
+            for x in range(s, x_end):
+                wx = sorted_[x]
+                for y in range(m if n_left >= 0 else x + 1, e):
+                    wy = sorted_[y]
+                    if popcount64((wx ^ wy) & emask) > kk:
+                        continue
+                    rx = np.int64(wx & rmask)
+                    ry = np.int64(wy & rmask)
+                    d = np.uint64(0)
+                    for w in range(words):
+                        d += popcount64(fps[rx, w] ^ fps[ry, w])
+                    if d > kk or not is_owner(fps, rx, fps, ry, sel, block_masks):
+                        continue
+                    outer = True
+                    for r in range(must_differ.shape[0]):
+                        same = True
+                        for w in range(words):
+                            if ((fps[rx, w] ^ fps[ry, w]) & must_differ[r, w]) != 0:
+                                same = False
+                        if same:
+                            outer = False
+                            break
+                    if not outer:
+                        continue
+                    jy = ry if n_left < 0 else ry - n_left
+                    if c < cap:
+                        left[base + c] = rx
+                        right[base + c] = jy
+                        dist[base + c] = d
+                    c += 1
+                    wsum += (wa[rx] if weigh_a else 1) * (wb[jy] if weigh_b else 1)
+        s = e
+    return c, wsum, n_big
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def scan_runs(
+    sorted_, extra_bits, row_bits, fps, k, n_left, sel, block_masks, must_differ, wa, wb,
+    n_tasks, cap, big_pairs, big_cap,
+):
+    """:func:`scan_range` over one sorted table in ``n_tasks`` parallel tasks, task ``t``
+    writing into its own output slices (pairs from ``t * cap``, big runs from
+    ``t * big_cap``).
+
+    Returns ``(left, right, dist, counts, weighted, big, n_big)``.
+    """
+    n = sorted_.shape[0]
+    left = np.empty(n_tasks * cap, dtype=np.int64)
+    right = np.empty(n_tasks * cap, dtype=np.int64)
+    dist = np.empty(n_tasks * cap, dtype=np.uint8)
+    counts = np.zeros(n_tasks, dtype=np.int64)
+    weighted = np.zeros(n_tasks, dtype=np.int64)
+    big = np.empty((n_tasks * big_cap, 2), dtype=np.int64)
+    n_big = np.zeros(n_tasks, dtype=np.int64)
+    for t in prange(n_tasks):
+        c, w, nb = scan_range(
+            sorted_, t * n // n_tasks, (t + 1) * n // n_tasks, extra_bits, row_bits, fps, k,
+            n_left, sel, block_masks, must_differ, wa, wb, left, right, dist, t * cap, cap,
+            big_pairs, big, t * big_cap, big_cap,
+        )
+        counts[t] = c
+        weighted[t] = w
+        n_big[t] = nb
+    return left, right, dist, counts, weighted, big, n_big
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def search_tables(
+    fps, n_left, tables, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits,
+    top_bits, local_bits, sels, block_masks, must_differ, k, wa, wb, bufs, tmps, cap,
+    big_pairs, big_cap,
+):
+    """Sort and scan several tables at once, one table per parallel task (one parallel
+    region however many tables: cheap to start, and robust on busy machines).
+
+    Task ``w`` handles table ``tables[w]`` with the work arrays ``bufs[w]`` (which holds
+    the sorted table afterwards) and ``tmps[w]``, and writes its pairs from ``w * cap``
+    and its big runs (see :func:`scan_range`) from ``w * big_cap``.
+
+    Returns ``(left, right, dist, counts, weighted, big, n_big)``, one count per task.
+    """
+    n = fps.shape[0]
+    n_w = tables.shape[0]
+    left = np.empty(n_w * cap, dtype=np.int64)
+    right = np.empty(n_w * cap, dtype=np.int64)
+    dist = np.empty(n_w * cap, dtype=np.uint8)
+    counts = np.zeros(n_w, dtype=np.int64)
+    weighted = np.zeros(n_w, dtype=np.int64)
+    big = np.empty((n_w * big_cap, 2), dtype=np.int64)
+    n_big = np.zeros(n_w, dtype=np.int64)
+    for w in prange(n_w):
+        t = tables[w]
+        sorted_ = sort_table_serial(
+            fps, key_pieces[t], extra_pieces[t], hashed[t], key_bits[t], extra_bits[t],
+            row_bits, top_bits, local_bits, bufs[w], tmps[w],
+        )
+        c, s, nb = scan_range(
+            sorted_, 0, n, extra_bits[t], row_bits, fps, k, n_left, sels[t], block_masks,
+            must_differ, wa, wb, left, right, dist, w * cap, cap, big_pairs, big,
+            w * big_cap, big_cap,
+        )
+        counts[w] = c
+        weighted[w] = s
+        n_big[w] = nb
+    return left, right, dist, counts, weighted, big, n_big

@@ -1,0 +1,97 @@
+"""The ``.simhash`` accessor on Dask DataFrames and Series (registered on import)."""
+
+from __future__ import annotations
+
+import dask.dataframe as dd
+
+from .. import _frames
+from .components import clusters, dedupe
+from .fingerprint import fingerprint
+from .search import near_duplicates
+
+# --- Dask accessors -----------------------------------------------------------------------
+
+
+class SimhashDaskSeriesAccessor:
+    """``dask Series.simhash``: :func:`fingerprint`, :func:`near_duplicates`,
+    :func:`clusters` and :func:`dedupe` of the Series.
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd, simhash_nb as sh
+    >>> s = dd.from_pandas(pd.Series(["a b", "c", "a b"]), npartitions=2)
+    >>> s.simhash.near_duplicates(k=0, tokenizer="word").compute().values.tolist()
+    [[0, 2, 0]]
+    """
+
+    def __init__(self, obj) -> None:
+        if _frames.fingerprint_kind(obj._meta.dtype) is None:
+            raise AttributeError(
+                "the .simhash accessor needs a text or fingerprint Series; this one has "
+                f"dtype {obj._meta.dtype}"
+            )
+        self._obj = obj
+
+    def fingerprint(self, **options):
+        """See :func:`fingerprint`."""
+        return fingerprint(self._obj, **options)
+
+    def near_duplicates(self, k: int = 3, **options):
+        """See :func:`near_duplicates`."""
+        return near_duplicates(self._obj, k, **options)
+
+    def clusters(self, k: int = 3, **options):
+        """See :func:`clusters`."""
+        return clusters(self._obj, k, **options)
+
+    def dedupe(self, k: int = 3, keep="first", **options):
+        """See :func:`dedupe`."""
+        return dedupe(self._obj, k, keep, **options)
+
+
+class SimhashDaskDataFrameAccessor:
+    """``dask DataFrame.simhash``: the module's functions on one column.
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd, simhash_nb as sh
+    >>> df = dd.from_pandas(pd.DataFrame({"text": ["a b", "c", "a b"]}), npartitions=2)
+    >>> df = df.simhash.fingerprint(tokenizer="word")
+    >>> df.simhash.clusters(k=0).compute().tolist()
+    [0, 1, 0]
+    """
+
+    def __init__(self, obj) -> None:
+        self._obj = obj
+
+    def fingerprint(self, column: str = "text", out: str = "simhash", **options):
+        """See :func:`fingerprint`."""
+        return fingerprint(self._obj, column, out=out, **options)
+
+    def near_duplicates(self, column: str | None = None, k: int = 3, **options):
+        """See :func:`near_duplicates`."""
+        return near_duplicates(self._obj, k, column=column, **options)
+
+    def clusters(self, column: str | None = None, k: int = 3, **options):
+        """See :func:`clusters` (``out="cluster"`` adds the labels as a column)."""
+        return clusters(self._obj, k, column=column, **options)
+
+    def dedupe(self, column: str | None = None, k: int = 3, keep="first", **options):
+        """See :func:`dedupe`."""
+        return dedupe(self._obj, k, keep, column=column, **options)
+
+
+def _register() -> None:
+    from dask.dataframe.extensions import (
+        register_dataframe_accessor,
+        register_series_accessor,
+    )
+
+    for cls in (dd.DataFrame, dd.Series):
+        if "simhash" in getattr(cls, "_accessors", set()):
+            return
+    register_dataframe_accessor("simhash")(SimhashDaskDataFrameAccessor)
+    register_series_accessor("simhash")(SimhashDaskSeriesAccessor)
+
+
+_register()
