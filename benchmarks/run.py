@@ -11,8 +11,8 @@ import argparse
 import importlib
 import sys
 
-BENCHMARKS = ["bench_fingerprint", "bench_bitsums", "bench_search", "bench_large_k", "bench_accessors",
-              "bench_evaluate", "bench_features", "bench_distributed"]
+BENCHMARKS = ["bench_fingerprint", "bench_bitsums", "bench_search", "bench_large_k",
+              "bench_accessors", "bench_evaluate", "bench_features", "bench_distributed"]
 
 
 def main(argv=None) -> int:
