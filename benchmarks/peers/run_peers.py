@@ -789,7 +789,7 @@ def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
     return tuple(int(x) for x in _optimal_param(threshold, num_perm, 0.5, 0.5))
 
 
-def pairs_from_lists(results) -> "np.ndarray":
+def pairs_from_lists(results):
     """(m, 2) int64 pairs i < j, unique, from result lists (results[q] = ids found for q)."""
     import numpy as np
 
