@@ -198,9 +198,11 @@ def run_size(n: int, args, features: list[str], repeats: int) -> dict:
     runs: dict = {}  # key "feature/method" -> {"times": [...], "last": info, "pairs": path}
     # the pure SimHash path always runs (its features are the defaults: filed under char5)
     jobs = [("char5", "default")] + [(f, m) for f in features for m in OURS if m != "default"]
-    peers_ok = not args.no_peers and ensure_peers()
-    if peers_ok:
+    if not args.no_peers and ensure_peers():
         jobs += [(f, "peers") for f in features]
+    if args.methods:
+        keep = {m.strip() for m in args.methods.split(",")}
+        jobs = [(f, m) for f, m in jobs if m in keep]
     for r in range(repeats):
         shift = r % len(jobs)
         for feature, method in jobs[shift:] + jobs[:shift]:
@@ -274,6 +276,8 @@ def main(argv=None) -> dict:
                     help="rounds (default 3 up to 300k documents, 1 above; 2 with --quick)")
     ap.add_argument("--seed", type=int, default=0, help="corpus seed")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--methods", default=None,
+                    help="subset of default,verified,minhash,peers (default: all)")
     ap.add_argument("--datasketch-max-s", type=float, default=600,
                     help="skip datasketch where its estimated time is above this")
     ap.add_argument("--out", default=None, help="results name (default e2e, e2e-quick)")
@@ -318,12 +322,14 @@ def _label(key: str, e: dict) -> str:
                                     else ")")
 
 
-def _rows(res: dict, judge: str) -> list[list]:
+def _rows(res: dict, judge: str, show_default: bool = True) -> list[list]:
     rows = []
     for n, sr in sorted(res["sizes"].items(), key=lambda x: int(x[0])):
         scored = sr["score"]["judges"][judge]["methods"]
         for key, e in sr["runs"].items():
             feature, method = key.split("/")
+            if feature != judge and not (method == "default" and show_default):
+                continue  # other features: in e2e.json ("score"), not in the table
             ref = sr["runs"].get(f"{feature}/verified", {}).get("median_s")
             s = scored.get(key)
             if not e.get("median_s") or s is None:
@@ -349,7 +355,8 @@ def report(res: dict) -> str:
     thr = res["threshold"]
     for judge in JUDGES:
         what = "word 3-grams" if judge == "word3" else "the default features (char 5-grams)"
-        out += [f"Judged by exact Jaccard of {what} >= {thr}:", "",
+        out += [f"Methods run with {what}, judged by exact Jaccard of {what} >= {thr}"
+                f" (and the pure SimHash default path):", "",
                 table(_rows(res, judge), header), ""]
     out += ["\\* Recall against the pooled truth: the pairs any method found that reach "
             "the threshold, not every such pair of the corpus. \"Nx faster\": this method's "
@@ -359,7 +366,8 @@ def report(res: dict) -> str:
     verdict = _verdict(res)
     if verdict:
         out += verdict
-    out.append("![time against n](benchmarks/results/e2e.png)")
+    png = "e2e-quick.png" if res.get("quick") else "e2e.png"
+    out.append(f"![time against n](benchmarks/results/{png})")
     return "\n".join(out)
 
 
@@ -380,30 +388,41 @@ def _verdict(res: dict) -> list[str]:
 
 
 def plot(res: dict, path) -> None:
-    """Time against n, log-log, one line per method, features and k."""
+    """Time against n, log-log: a panel per feature choice, a line per method (and k)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    series: dict = {}
-    for n, sr in res["sizes"].items():
-        for key, e in sr["runs"].items():
-            if e.get("median_s"):
-                series.setdefault(_label(key, e), []).append((int(n), e["median_s"]))
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    for label, pts in sorted(series.items()):
-        pts.sort()
-        style = "o-" if label.startswith("simhash_nb") else "s--"
-        ax.plot(*zip(*pts), style, label=label)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("documents (n)")
-    ax.set_ylabel("seconds, texts to pairs")
-    title = f"near-duplicate pairs at Jaccard >= {res['threshold']}"
-    ax.set_title(title + (" (SMOKE RUN)" if res.get("quick") else ""))
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    feats = [f for f in res["features"] if f in FEATURES]
+    methods = list(LABELS)
+    colours = {m: f"C{i}" for i, m in enumerate(methods)}
+    fig, axes = plt.subplots(1, len(feats), figsize=(5.2 * len(feats), 4.2), sharey=True,
+                             squeeze=False)
+    for ax, feature in zip(axes[0], feats):
+        for method in methods:
+            key_f = "char5" if method == "default" else feature
+            pts, label = [], None
+            for n, sr in res["sizes"].items():
+                e = sr["runs"].get(f"{key_f}/{method}", {})
+                if e.get("median_s"):
+                    pts.append((int(n), e["median_s"]))
+                    label = _label(f"{key_f}/{method}", e)
+            if not pts:
+                continue
+            pts.sort()
+            style = "o-" if method in OURS else ("^:" if method.endswith("estimate") else "s--")
+            ax.plot(*zip(*pts), style, color=colours[method], label=label, markersize=5)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("documents (n)")
+        what = "word 3-grams" if feature == "word3" else "char 5-grams (defaults)"
+        ax.set_title(f"{what}, Jaccard >= {res['threshold']}", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper left")
+    axes[0][0].set_ylabel("seconds, texts to pairs (median)")
+    if res.get("quick"):
+        fig.suptitle("SMOKE RUN (--quick): not figures to quote", fontsize=10, color="C3")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -12,7 +12,7 @@ import importlib
 import sys
 
 BENCHMARKS = ["bench_fingerprint", "bench_bitsums", "bench_search", "bench_accessors",
-              "bench_evaluate", "bench_features", "bench_distributed"]
+              "bench_evaluate", "bench_features", "bench_distributed", "bench_e2e"]
 
 
 def main(argv=None) -> int:
