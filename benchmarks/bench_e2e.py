@@ -180,12 +180,14 @@ def score(texts, method_pairs: dict, threshold: float) -> dict:
 # --------------------------------------------------------------------------- driver
 
 
-def _peer_rounds(path, feature, threshold, outdir, with_datasketch, max_s) -> dict:
+def _peer_rounds(path, feature, args, outdir, with_datasketch) -> dict:
     peers = "gaoya,datasketch" if with_datasketch else "gaoya"
-    return run_peers("minhash-pairs", "--input", str(path), "--threshold", str(threshold),
+    return run_peers("minhash-pairs", "--input", str(path), "--threshold", str(args.threshold),
                      "--shingles", FEATURES[feature][1], "--out", str(outdir),
-                     "--repeats", "1", "--peers", peers, "--max-est-s", str(max_s),
-                     "--timeout", "7200", timeout=4 * 3600)
+                     "--repeats", "1", "--peers", peers,
+                     "--max-est-s", str(args.datasketch_max_s),
+                     "--gaoya-tokens", args.gaoya_tokens, "--timeout", "7200",
+                     timeout=4 * 3600)
 
 
 def run_size(n: int, args, features: list[str], repeats: int) -> dict:
@@ -210,8 +212,7 @@ def run_size(n: int, args, features: list[str], repeats: int) -> dict:
                   flush=True)
             if method == "peers":
                 d = tmp / f"peers-{feature}-{r}"
-                out = _peer_rounds(path, feature, args.threshold, d, r == 0,
-                                   args.datasketch_max_s)
+                out = _peer_rounds(path, feature, args, d, r == 0)
                 for name, p in (out.get("peers") or {}).items():
                     _add_peer(runs, feature, name, p)
                 if "error" in out:
@@ -278,6 +279,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--methods", default=None,
                     help="subset of default,verified,minhash,peers (default: all)")
+    ap.add_argument("--gaoya-tokens", default="auto", choices=("auto", "own", "python"),
+                    help="gaoya's own tokeniser (auto = own) or simhash_nb's shingles")
     ap.add_argument("--datasketch-max-s", type=float, default=600,
                     help="skip datasketch where its estimated time is above this")
     ap.add_argument("--out", default=None, help="results name (default e2e, e2e-quick)")
