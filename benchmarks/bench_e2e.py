@@ -261,7 +261,7 @@ def _add_peer(runs: dict, feature: str, name: str, p: dict) -> None:
         e["status"] = "ok"
         e["pairs"] = q["pairs_file"]
         e["info"] = {k: p.get(k) for k in ("api", "timed_path", "threads", "version", "bands",
-                                            "rows", "calibration")}
+                                            "rows", "calibration", "gaoya_tokens")}
 
 
 def main(argv=None) -> dict:
