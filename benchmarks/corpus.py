@@ -31,6 +31,7 @@ made from, else -1), because the peer libraries run in other processes and read 
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import re
@@ -64,8 +65,10 @@ def _paragraphs(texts) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1)
 def base_texts() -> tuple[list[str], str]:
-    """The base texts and where they came from (``"shared"`` or ``"bundled"``)."""
+    """The base texts and where they came from (``"shared"`` or ``"bundled"``); do not
+    modify the list (it is cached)."""
     names = ("fortunes_en.jsonl.gz", "kjv_verses.jsonl.gz", "spdx_2_5_1_texts.jsonl.gz")
     shared = shared_data()
     if all((shared / name).exists() for name in names):

@@ -95,3 +95,24 @@ def test_report_and_plot(tmp_path):
     pytest.importorskip("matplotlib")
     bench_e2e.plot(res, tmp_path / "e2e.png")
     assert (tmp_path / "e2e.png").stat().st_size > 1000
+
+
+def test_verified_uses_near_duplicate_texts_when_present(monkeypatch):
+    class Result:
+        i = np.array([0], dtype=np.int64)
+        j = np.array([1], dtype=np.int64)
+        jaccard = np.array([1.0])
+        k = 9
+
+    seen = {}
+
+    def fake(texts, threshold, **kw):
+        seen.update(kw, threshold=threshold)
+        return Result()
+
+    monkeypatch.setattr(sh, "near_duplicate_texts", fake, raising=False)
+    pairs, info = bench_e2e._ours("verified", ["a b c", "a b c"], {"tokenizer": "word",
+                                                                    "ngram": 3}, 0.7, None)
+    assert pairs.tolist() == [[0, 1]] and info["k"] == 9
+    assert seen == {"tokenizer": "word", "ngram": 3, "threshold": 0.7}
+    assert info["api"].startswith("sh.near_duplicate_texts(texts, threshold=0.7")
