@@ -339,7 +339,7 @@ def _rows(res: dict, judge: str, show_default: bool = True) -> list[list]:
             feature, method = key.split("/")
             if feature != judge and not (method == "default" and show_default):
                 continue  # other features: in e2e.json ("score"), not in the table
-            ref = sr["runs"].get(f"{feature}/verified", {}).get("median_s")
+            ref = sr["runs"].get(f"{judge}/verified", {}).get("median_s")
             s = scored.get(key)
             if not e.get("median_s") or s is None:
                 why = e.get("status") or ("error" if e.get("error") else "not run")
@@ -369,7 +369,7 @@ def report(res: dict) -> str:
                 table(_rows(res, judge), header), ""]
     out += ["\\* Recall against the pooled truth: the pairs any method found that reach "
             "the threshold, not every such pair of the corpus. \"Nx faster\": this method's "
-            "time over simhash_nb verified's with the same features. Times are wall seconds "
+            "time over simhash_nb verified's with the table's features. Times are wall seconds "
             "(median of the rounds, methods taking turns), texts in, pairs out, shingling "
             "and hashing included.", ""]
     verdict = _verdict(res)
