@@ -406,7 +406,7 @@ def plot(res: dict, path) -> None:
     feats = [f for f in res["features"] if f in FEATURES]
     methods = list(LABELS)
     colours = {m: f"C{i}" for i, m in enumerate(methods)}
-    fig, axes = plt.subplots(1, len(feats), figsize=(5.2 * len(feats), 4.2), sharey=True,
+    fig, axes = plt.subplots(1, len(feats), figsize=(5.2 * len(feats), 5.6), sharey=True,
                              squeeze=False)
     for ax, feature in zip(axes[0], feats):
         for method in methods:
@@ -428,7 +428,7 @@ def plot(res: dict, path) -> None:
         what = "word 3-grams" if feature == "word3" else "char 5-grams (defaults)"
         ax.set_title(f"{what}, Jaccard >= {res['threshold']}", fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     axes[0][0].set_ylabel("seconds, texts to pairs (median)")
     if res.get("quick"):
         fig.suptitle("SMOKE RUN (--quick): not figures to quote", fontsize=10, color="C3")
