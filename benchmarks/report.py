@@ -16,7 +16,8 @@ from ._common import RESULTS, ROOT
 SECTIONS = {"fingerprint": "bench_fingerprint", "bitsums": "bench_bitsums",
             "search": "bench_search", "large_k": "bench_large_k",
             "accessors": "bench_accessors", "evaluate": "bench_evaluate",
-            "features": "bench_features", "distributed": "bench_distributed"}
+            "features": "bench_features", "distributed": "bench_distributed",
+            "e2e": "bench_e2e"}
 
 
 def main() -> None:

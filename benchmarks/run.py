@@ -12,7 +12,8 @@ import importlib
 import sys
 
 BENCHMARKS = ["bench_fingerprint", "bench_bitsums", "bench_search", "bench_large_k",
-              "bench_accessors", "bench_evaluate", "bench_features", "bench_distributed"]
+              "bench_accessors", "bench_evaluate", "bench_features", "bench_distributed",
+              "bench_e2e"]
 
 
 def main(argv=None) -> int:

@@ -15,6 +15,9 @@ fingerprint-char4   the same with character 4-grams.
 search              all pairs within Hamming distance k among N fingerprints
                     (``.npy`` of uint64; or JSON-lines texts, see --texts).
 index               N adds + Q queries at distance k.
+minhash-pairs       texts -> every pair i < j that a MinHash LSH index reports at a
+                    Jaccard threshold (gaoya, datasketch): build over all texts, query
+                    all; pairs saved as <out>/<peer>.npy (int64, shape (m, 2)).
 
 Every peer runs in its own child process (three of them install a top-level
 package called ``simhash``; a child per peer also gives a clean ru_maxrss).
@@ -42,7 +45,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 PEERS_DIR = os.path.join(ROOT, "benchmarks", ".peers")
 LIB_DIR = os.path.join(PEERS_DIR, "lib")
 
-TASKS = ("fingerprint-words", "fingerprint-char4", "search", "index")
+TASKS = ("fingerprint-words", "fingerprint-char4", "search", "index", "minhash-pairs")
+# peers each task runs by default (--peers overrides)
+TASK_PEERS = {t: ("gaoya", "python-simhash", "simhash-pybind", "simhash") for t in TASKS[:4]}
+TASK_PEERS["minhash-pairs"] = ("gaoya", "datasketch")
 
 # name -> how to find and check it. ``lib`` is the --target dir under LIB_DIR (None:
 # installed in the venv itself); ``attr`` must exist on the imported module.
@@ -82,6 +88,15 @@ PEERS = {
         attr="SimhashIndex",
         kind="pure Python + numpy (1e0n/simhash), single-threaded",
         key="simhash_pure",
+    ),
+    "datasketch": dict(
+        dist="datasketch",
+        pin="2.0.0",
+        lib=None,
+        module="datasketch",
+        attr="MinHashLSH",
+        kind="pure Python + numpy (ekzhu/datasketch), single-threaded",
+        key="datasketch",
     ),
 }
 
@@ -706,6 +721,258 @@ def index_gaoya(a):
     )
 
 
+# --------------------------------------------------------------------------- minhash-pairs
+
+
+# Shingles meant to equal simhash_nb's (see README.md "minhash-pairs"): its default
+# normalisation is NFKC, lowercase, punctuation and symbols to spaces, white space
+# collapsed; words are runs of word characters, an n-gram's words are joined by one space.
+_PUNCT_TABLE = None
+
+
+def _punct_table() -> dict:
+    """str.translate table: every Unicode punctuation (P*) or symbol (S*) code point,
+    except the connector ``_`` (a word character for simhash_nb), to a space."""
+    global _PUNCT_TABLE
+    if _PUNCT_TABLE is None:
+        import unicodedata
+
+        _PUNCT_TABLE = {
+            c: " "
+            for c in range(0x110000)
+            if unicodedata.category(chr(c))[0] in "PS" and c != 0x5F
+        }
+    return _PUNCT_TABLE
+
+
+_WS_RE = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """NFKC, lowercase, punctuation/symbols to spaces, white space runs to one space."""
+    import unicodedata
+
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    text = text.lower().translate(_punct_table())
+    return _WS_RE.sub(" ", text).strip()
+
+
+def parse_shingles(spec: str) -> tuple[str, int]:
+    m = re.fullmatch(r"(word|char)(\d+)", spec)
+    if not m or int(m.group(2)) < 1:
+        raise SystemExit(f"--shingles must look like word3 or char5, got {spec!r}")
+    return m.group(1), int(m.group(2))
+
+
+def shingles(text: str, kind: str, n: int) -> set:
+    """The shingle set of one text (str items), as simhash_nb builds it (emulated).
+
+    A text with fewer than ``n`` words (characters) has one shingle: all of it; an
+    empty one has none.
+    """
+    s = normalise(text)
+    if kind == "word":
+        toks = WORD_RE.findall(s)
+        if len(toks) <= n:
+            return {" ".join(toks)} if toks else set()
+        return {" ".join(toks[i : i + n]) for i in range(len(toks) - n + 1)}
+    if len(s) <= n:
+        return {s} if s else set()
+    return {s[i : i + n] for i in range(len(s) - n + 1)}
+
+
+def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
+    """(bands, rows): datasketch's own choice for MinHashLSH(threshold, num_perm)."""
+    from datasketch.lsh import _optimal_param
+
+    return tuple(int(x) for x in _optimal_param(threshold, num_perm, 0.5, 0.5))
+
+
+def pairs_from_lists(results):
+    """(m, 2) int64 pairs i < j, unique, from result lists (results[q] = ids found for q)."""
+    import numpy as np
+
+    lens = np.fromiter((len(r) for r in results), dtype=np.int64, count=len(results))
+    flat = np.fromiter((x for r in results for x in r), dtype=np.int64, count=int(lens.sum()))
+    q = np.repeat(np.arange(len(results), dtype=np.int64), lens)
+    keep = flat != q
+    i, j = np.minimum(q[keep], flat[keep]), np.maximum(q[keep], flat[keep])
+    packed = np.unique((i << 32) | j)
+    return np.stack([packed >> 32, packed & 0xFFFFFFFF], axis=1).astype(np.int64)
+
+
+def save_pairs(a, name: str, pairs) -> str:
+    import numpy as np
+
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, f"{name}.npy")
+    np.save(path, pairs)
+    return path
+
+
+def gaoya_mode(a, kind: str) -> str:
+    """'own' (gaoya's Rust tokeniser) or 'python' (our shingles fed as tokens)."""
+    if a.gaoya_tokens != "auto":
+        return a.gaoya_tokens
+    # 'own' for both: gaoya's word tokeniser is close to simhash_nb's (0.8% of texts
+    # differ). Its char n-grams keep punctuation and repeated white space, but feeding it
+    # our char5 shingles from Python made it 3.5x slower at 10k texts for 0.5% more
+    # pairs, so its native path is the fair one to time (README.md, minhash-pairs).
+    return "own"
+
+
+def mh_gaoya(a):
+    from gaoya.gaoya import minhash as gm
+
+    texts = load_texts(a.input, a.n)
+    kind, n = parse_shingles(a.shingles)
+    bands, rows = (a.bands, a.rows) if a.bands else lsh_params(a.threshold, a.num_perm)
+    mode = gaoya_mode(a, kind)
+    C = gm.MinHash32StringIntIndexHashSet
+
+    def run(docs):
+        ids = list(range(len(docs)))
+        if mode == "own":
+            idx = C(a.threshold, bands, rows, None, kind, True, (n, n))
+            idx.par_bulk_insert_docs(ids, docs)
+            return pairs_from_lists(idx.par_bulk_query(docs))
+        toks = [list(shingles(t, kind, n)) for t in docs]
+        idx = C(a.threshold, bands, rows, None, "word", True, None)
+        idx.par_bulk_insert_tokens(ids, toks)
+        return pairs_from_lists(idx.par_bulk_query_tokens(toks))
+
+    if mode == "python":
+        _punct_table()  # built once (untimed)
+    run(texts[:200])  # warm-up: rayon thread pool
+    rss0 = maxrss_mb()
+    med, times, pairs = timed(lambda: run(texts), a.repeats)
+    if mode == "own":
+        api = (
+            f"gaoya.gaoya.minhash.MinHash32StringIntIndexHashSet(jaccard_threshold={a.threshold}, "
+            f"num_bands={bands}, band_width={rows}, num_hashes=None, analyzer='{kind}', "
+            f"lowercase=True, ngram_range=({n}, {n})): par_bulk_insert_docs(ids, texts), "
+            f"then par_bulk_query(texts)"
+        )
+        shingling = f"Rust: Unicode lowercase, gaoya's own tokeniser ({kind} {n}-grams)"
+    else:
+        api = (
+            f"gaoya.gaoya.minhash.MinHash32StringIntIndexHashSet(jaccard_threshold={a.threshold}, "
+            f"num_bands={bands}, band_width={rows}, num_hashes=None): "
+            f"par_bulk_insert_tokens(ids, shingle lists), then par_bulk_query_tokens(shingle lists)"
+        )
+        shingling = (
+            f"Python: simhash_nb's {kind} {n}-gram shingles (run_peers.shingles, as for "
+            "datasketch), then passed to Rust as lists of str"
+        )
+    return dict(
+        api=api,
+        gaoya_tokens=mode,
+        timed_path=(
+            f"all timed: shingling ({shingling}), building the index (MinHash with "
+            f"{bands * rows} 32-bit hashes, {bands} bands x {rows} rows), querying every text "
+            "(band look-ups, then gaoya keeps candidates whose MinHash-estimated Jaccard >= "
+            "threshold), and turning the result lists into unique pairs i < j (numpy); the "
+            "Rust parts rayon-parallel over documents"
+        ),
+        threads=rayon_threads(),
+        n_docs=len(texts),
+        bands=bands,
+        rows=rows,
+        times_s=times,
+        median_s=med,
+        n_pairs=int(len(pairs)),
+        pairs_file=save_pairs(a, "gaoya", pairs),
+        maxrss_delta_mb=maxrss_mb() - rss0,
+        peak_rss_mb=maxrss_mb(),
+    )
+
+
+def _datasketch_run(texts, kind, n, a, bands, rows):
+    """(candidate pairs, estimate-filtered pairs, seconds to candidates, seconds to filtered)."""
+    import numpy as np
+    from datasketch import MinHash, MinHashLSH
+
+    t0 = time.perf_counter()
+    feats = ([s.encode("utf-8") for s in shingles(t, kind, n)] for t in texts)
+    mhs = list(MinHash.generator(feats, num_perm=a.num_perm))
+    lsh = MinHashLSH(threshold=a.threshold, num_perm=a.num_perm, params=(bands, rows))
+    with lsh.insertion_session() as session:
+        for key, m in enumerate(mhs):
+            session.insert(key, m, check_duplication=False)
+    pairs = pairs_from_lists([lsh.query(m) for m in mhs])
+    t1 = time.perf_counter()
+    # the same candidates kept when their MinHash estimate reaches the threshold (gaoya does
+    # this inside its query): MinHash.jaccard, vectorised over the candidate pairs
+    sig = np.stack([m.hashvalues for m in mhs]) if mhs else np.empty((0, a.num_perm))
+    est = np.empty(len(pairs))
+    for lo in range(0, len(pairs), 1 << 16):
+        p = pairs[lo : lo + (1 << 16)]
+        est[lo : lo + len(p)] = (sig[p[:, 0]] == sig[p[:, 1]]).mean(axis=1)
+    kept = pairs[est >= a.threshold]
+    t2 = time.perf_counter()
+    return pairs, kept, t1 - t0, t2 - t0
+
+
+def mh_datasketch(a):
+    texts = load_texts(a.input, a.n)
+    kind, n = parse_shingles(a.shingles)
+    bands, rows = (a.bands, a.rows) if a.bands else lsh_params(a.threshold, a.num_perm)
+    _punct_table()  # built once (untimed): ~1 s over all code points
+    m = min(len(texts), a.calibrate_docs)
+    _, _, _, cal_s = _datasketch_run(texts[:m], kind, n, a, bands, rows)
+    est_s = cal_s * len(texts) / max(m, 1)
+    base = dict(
+        api=(
+            f"datasketch.MinHash.generator(shingle utf-8 bytes per doc, num_perm={a.num_perm}) "
+            f"(MinHash.update_batch, default sha1_hash32, scheme 'affine32'); "
+            f"MinHashLSH(threshold={a.threshold}, num_perm={a.num_perm}, params=({bands}, {rows}))"
+            f" filled in an insertion_session, then lsh.query(m) for every doc"
+        ),
+        timed_path=(
+            "all timed: Python shingling (normalise: NFKC, lower, punctuation/symbols to "
+            f"space, white space collapsed; {kind} {n}-grams as in simhash_nb), utf-8 "
+            "encoding, MinHash (sha1 per shingle, numpy permutations), LSH insert of all, "
+            "query of all, result lists to unique pairs i < j. 'candidates' are the raw LSH "
+            "results; 'estimate' additionally keeps pairs whose MinHash-estimated Jaccard "
+            ">= threshold (MinHash.jaccard, vectorised), as gaoya's query does"
+        ),
+        threads=1,
+        n_docs=len(texts),
+        bands=bands,
+        rows=rows,
+        calibration=dict(n_docs=m, seconds=cal_s, est_full_s=est_s),
+    )
+    if est_s > a.max_est_s:
+        return dict(
+            base,
+            status=f"skipped (too slow: est. {est_s / 60:.0f} min)",
+            note=f"linear extrapolation from {m} docs ({cal_s:.2f} s); --max-est-s {a.max_est_s:g}",
+        )
+    rss0 = maxrss_mb()
+    reps = max(1, a.repeats)
+    cand_t, est_t = [], []
+    for _ in range(reps):
+        pairs, kept, t_c, t_e = _datasketch_run(texts, kind, n, a, bands, rows)
+        cand_t.append(t_c)
+        est_t.append(t_e)
+    return dict(
+        base,
+        times_s=cand_t,
+        median_s=statistics.median(cand_t),
+        n_pairs=int(len(pairs)),
+        pairs_file=save_pairs(a, "datasketch", pairs),
+        estimate=dict(
+            times_s=est_t,
+            median_s=statistics.median(est_t),
+            n_pairs=int(len(kept)),
+            pairs_file=save_pairs(a, "datasketch-estimate", kept),
+        ),
+        maxrss_delta_mb=maxrss_mb() - rss0,
+        peak_rss_mb=maxrss_mb(),
+    )
+
+
 def rayon_threads():
     v = os.environ.get("RAYON_NUM_THREADS")
     return int(v) if v else os.cpu_count()
@@ -742,6 +1009,8 @@ WORKERS = {
     ("index", "gaoya"): index_gaoya,
     ("index", "simhash"): index_pure,
     ("index", "python-simhash"): "n/a: python-simhash has no index (only simhash/hamming_distance)",
+    ("minhash-pairs", "gaoya"): mh_gaoya,
+    ("minhash-pairs", "datasketch"): mh_datasketch,
     ("index", "simhash-pybind"): (
         "n/a: simhash-pybind has no incremental index (no add/query API); "
         "find_all is a batch all-pairs self-join, timed in the search task"
@@ -863,7 +1132,33 @@ def parse_args(argv=None):
     )
     p.add_argument("--gaoya-blocks", type=int, default=None, help="gaoya num_blocks (default k+3)")
     p.add_argument(
-        "--peers", default=",".join(PEERS), help="comma-separated subset of " + ",".join(PEERS)
+        "--peers",
+        default=None,
+        help="comma-separated subset of " + ",".join(PEERS) + " (default: the task's peers)",
+    )
+    p.add_argument("--threshold", type=float, default=0.7, help="minhash-pairs: Jaccard threshold")
+    p.add_argument(
+        "--shingles", default="word3", help="minhash-pairs: word3 | char5 (wordN / charN)"
+    )
+    p.add_argument("--num-perm", type=int, default=128, help="minhash-pairs: MinHash length")
+    p.add_argument("--bands", type=int, default=None, help="minhash-pairs: LSH bands")
+    p.add_argument("--rows", type=int, default=None, help="minhash-pairs: LSH rows per band")
+    p.add_argument("--out", default=None, help="minhash-pairs: folder for <peer>.npy pairs")
+    p.add_argument(
+        "--max-est-s",
+        type=float,
+        default=600,
+        help="minhash-pairs: skip datasketch when its estimated time is above this",
+    )
+    p.add_argument(
+        "--gaoya-tokens",
+        choices=("auto", "own", "python"),
+        default="auto",
+        help="minhash-pairs: gaoya's own tokeniser (own; auto = own), or simhash_nb's "
+        "shingles built in Python and passed as tokens (python)",
+    )
+    p.add_argument(
+        "--calibrate-docs", type=int, default=2000, help="minhash-pairs: datasketch estimate"
     )
     p.add_argument(
         "--slow-max-docs",
@@ -913,7 +1208,22 @@ def main(argv=None) -> int:
     if a.gaoya_blocks is not None and a.gaoya_blocks <= a.k + 1:
         raise SystemExit("--gaoya-blocks must be > k+1 (gaoya is passed max_distance=k+1)")
 
-    names = [s.strip() for s in a.peers.split(",") if s.strip()]
+    if a.task == "minhash-pairs":
+        if not a.out:
+            raise SystemExit("minhash-pairs needs --out DIR (pairs are written there)")
+        parse_shingles(a.shingles)
+        if not 0 < a.threshold <= 1:
+            raise SystemExit("--threshold must be in (0, 1]")
+        if (a.bands is None) != (a.rows is None):
+            raise SystemExit("give both --bands and --rows, or neither")
+        a.out = os.path.abspath(a.out)
+        if a.bands is None:  # one LSH design for every peer: datasketch's own choice
+            try:
+                a.bands, a.rows = lsh_params(a.threshold, a.num_perm)
+            except ImportError:
+                pass
+    peers_arg = a.peers or ",".join(TASK_PEERS[a.task])
+    names = [s.strip() for s in peers_arg.split(",") if s.strip()]
     unknown = [s for s in names if s not in PEERS]
     if unknown:
         raise SystemExit(f"unknown peers {unknown}; choose from {list(PEERS)}")
@@ -932,7 +1242,11 @@ def main(argv=None) -> int:
         throughput_unit="MB = 1e6 UTF-8 bytes",
         time_unit="seconds (median of repeats, after a warm-up)",
     )
-    if a.task.startswith("fingerprint"):
+    if a.task == "minhash-pairs":
+        meta.update(threshold=a.threshold, shingles=a.shingles, num_perm=a.num_perm,
+                    bands=a.bands, rows=a.rows, out=a.out,
+                    time_unit="seconds (median of repeats, after a warm-up on 200 docs)")
+    if a.task.startswith("fingerprint") or a.task == "minhash-pairs":
         texts = load_texts(a.input, a.n)
         meta.update(n_docs=len(texts), bytes=utf8_len(texts))
         del texts

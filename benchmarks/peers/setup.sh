@@ -6,7 +6,8 @@
 #   PYTHON=python3.11 bash benchmarks/peers/setup.sh
 #
 # Layout (all under benchmarks/.peers/, which is gitignored):
-#   venv/                 python3 venv: numpy<2 (pinned), gaoya, pybind11 build deps
+#   venv/                 python3 venv: numpy<2 (pinned), gaoya, datasketch (+ scipy),
+#                         pybind11 build deps
 #   lib/simhash_pure/     `simhash` 2.1.2   (pure Python; import name `simhash`)
 #   lib/python_simhash/   `python-simhash`  (Rust;        import name `simhash`)
 #   lib/simhash_pybind/   `simhash-pybind`  (C++;         import name `simhash`)
@@ -34,6 +35,8 @@ FORCE="${FORCE:-0}"
 # ---- pinned versions -------------------------------------------------------
 NUMPY_PIN="numpy==1.26.4"         # < 2: `simhash` 2.1.2 overflows on numpy >= 2
 GAOYA_PIN="gaoya==0.2.2"
+DATASKETCH_PIN="datasketch==2.0.0"  # MinHash + MinHashLSH (pure Python + numpy)
+SCIPY_PIN="scipy==1.14.1"           # datasketch's one dependency besides numpy; supports numpy 1.26
 PYSIMHASH_PIN="python-simhash==0.1.0"
 PYBIND_PEER_PIN="simhash-pybind==0.0.3"   # sdist only: compiled here with c++
 PURE_PIN="simhash==2.1.2"
@@ -95,6 +98,7 @@ install_venv_pkg() {  # install_venv_pkg KEY PIN
 
 install_venv_pkg numpy "$NUMPY_PIN"
 install_venv_pkg gaoya "$GAOYA_PIN"
+install_venv_pkg scipy "$SCIPY_PIN" && install_venv_pkg datasketch "$DATASKETCH_PIN"
 for pin in "${BUILD_PINS[@]}"; do install_venv_pkg build "$pin"; done
 
 # ---- packages that each need their own --target ------------------------------
@@ -136,7 +140,8 @@ fi
 
 # ---- record failures, then import-check every peer into status.json ----------
 [ -n "${REASON[numpy]:-}" ] && REASON[simhash_pure]="${REASON[simhash_pure]:-needs numpy<2: ${REASON[numpy]}}"
-for key in gaoya python_simhash simhash_pybind simhash_pure; do
+[ -n "${REASON[scipy]:-}" ] && REASON[datasketch]="${REASON[datasketch]:-needs scipy: ${REASON[scipy]}}"
+for key in gaoya python_simhash simhash_pybind simhash_pure datasketch; do
     if [ -n "${REASON[$key]:-}" ]; then
         printf '%s\n' "${REASON[$key]}" >"$PEERS/failed-$key.txt"
     else
