@@ -93,9 +93,11 @@ def _ours(method: str, texts, feats: dict, threshold: float, k: int | None):
     import simhash_nb as sh
 
     if method == "default":
-        p = sh.near_duplicates(sh.fingerprint(texts))
+        fps = sh.fingerprint(texts)
+        p = sh.near_duplicates(fps)
+        k_default = sh.table_design(len(fps)).k if hasattr(sh, "k_for_similarity") else 3
         return np.stack([p.i, p.j], axis=1).astype(np.int64), {
-            "api": "sh.near_duplicates(sh.fingerprint(texts))", "k": 3}
+            "api": "sh.near_duplicates(sh.fingerprint(texts))", "k": k_default}
     if method == "verified" and hasattr(sh, "near_duplicate_texts"):
         kw = {} if k is None else {"k": k}
         r = sh.near_duplicate_texts(texts, threshold=threshold, **feats, **kw)
