@@ -44,26 +44,30 @@ def lanes_for(n: int, words: int, n_tables: int) -> int:
 
 
 def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, wb,
-                 limit: int, progress=None) -> Collector:
+                 limit: int, progress=None, tables: np.ndarray | None = None) -> Collector:
     """Pairs among the rows of ``fps`` (``uint64[n, words]``; self-join when
     ``n_left < 0``, else rows below ``n_left`` against the rest) found by the tables of
     ``family``, each once; ``sum wa[i] * wb[j]`` counted, pairs kept while it stays
     within ``limit`` (as :class:`~simhash_nb._core.search.engine.Collector`).
 
-    Tables run in waves (``config["dense_tables_per_wave"]`` per thread); ``progress``,
-    if given, is called with the number of tables done after each wave.
+    ``tables`` (default: all) lists the tables to run; pairs are still owned by the
+    family's rule over all its tables. Tables run in waves
+    (``config["dense_tables_per_wave"]`` per thread); ``progress``, if given, is called
+    with the number of tables done after each wave.
     """
     n, words = fps.shape
     got = Collector(limit)
-    if n < 2 or family.n_tables == 0:
+    todo = np.arange(family.n_tables, dtype=np.int64) if tables is None else np.asarray(
+        tables, dtype=np.int64)
+    if n < 2 or todo.shape[0] == 0:
         return got
-    lanes = lanes_for(n, words, family.n_tables)
+    lanes = lanes_for(n, words, todo.shape[0])
     work = DenseWork(n, words, lanes)
     sort_bits = sort_bits_for(n)
     cap = int(config["pairs_initial_capacity"])
     wave = lanes * int(config["dense_tables_per_wave"])
-    for start in range(0, family.n_tables, wave):
-        tables = np.arange(start, min(start + wave, family.n_tables), dtype=np.int64)
+    for start in range(0, todo.shape[0], wave):
+        tables = todo[start:start + wave]
         use = 0 if got.over else cap
         out = _run(fps, n_left, tables, family, sort_bits, k, wa, wb, lanes, use, work)
         left, right, dist, counts, weighted, where = out
