@@ -15,6 +15,7 @@ from ._common import RESULTS, ROOT
 
 SECTIONS = {"fingerprint": "bench_fingerprint", "bitsums": "bench_bitsums",
             "search": "bench_search", "large_k": "bench_large_k",
+            "widths": "bench_widths",
             "accessors": "bench_accessors", "evaluate": "bench_evaluate",
             "features": "bench_features", "distributed": "bench_distributed",
             "e2e": "bench_e2e"}

@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-BENCHMARKS = ["bench_fingerprint", "bench_bitsums", "bench_search", "bench_large_k",
+BENCHMARKS = ["bench_fingerprint", "bench_bitsums", "bench_search", "bench_large_k", "bench_widths",
               "bench_accessors", "bench_evaluate", "bench_features", "bench_distributed",
               "bench_e2e"]
 
