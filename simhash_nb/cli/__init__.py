@@ -1,0 +1,24 @@
+"""The ``simhash-nb`` command (also ``python -m simhash_nb``); ``main`` is the entry point.
+
+Commands
+--------
+``fingerprint IN OUT``  add a fingerprint column to every row
+``pairs IN OUT``        every pair of rows within ``k`` bits: ``left``, ``right``, ``distance``
+``dedupe IN OUT``       the rows left after dropping near duplicates
+``clusters IN OUT``     every row with the label of its near-duplicate cluster
+``demo``                the whole job on bundled sample corpora
+``tune IN``             precision/recall per threshold against labels (when available)
+
+Inputs are CSV, JSON Lines (both optionally ``.gz``) or parquet; outputs are chosen by
+extension. Inputs stream in batches with a progress bar on stderr. Outputs are written
+to a temporary file and renamed when complete, so a failed run leaves no partial file.
+User mistakes (a missing column, an unreadable file, an unknown extension) end with a
+one-line message and exit status 2.
+"""
+
+from .demo import DEMO_NORMALIZE
+from .main import main
+from .parser import build_parser
+from .steps import EXIT_USAGE, PROG, UsageError
+
+__all__ = ["DEMO_NORMALIZE", "EXIT_USAGE", "PROG", "UsageError", "build_parser", "main"]

@@ -1,0 +1,211 @@
+"""The commands on tables: ``fingerprint``, ``pairs``, ``dedupe``, ``clusters``, ``tune``."""
+
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .steps import (
+    UsageError,
+    batches,
+    check_output,
+    collect,
+    fingerprint_batch,
+    open_reader,
+    recipe_of,
+    rewrite,
+    say,
+)
+
+# --- commands ----------------------------------------------------------------------------
+
+
+def cmd_fingerprint(args) -> int:
+    """``simhash-nb fingerprint IN OUT``."""
+    from ..io import fingerprints_to_arrow, table_format
+
+    recipe = recipe_of(args)
+    check_output(args)
+    as_hex = table_format(args.output)[0] != "parquet"
+    t0 = time.perf_counter()
+    missing = [0]
+
+    def transform(batch, start):
+        fps, valid = fingerprint_batch(batch, args.column, recipe, args.n_jobs, args.input)
+        missing[0] += int((~valid).sum())
+        arr = fingerprints_to_arrow(fps, valid, hex=as_hex)
+        if args.out_column in batch.schema.names:
+            batch = batch.drop_columns([args.out_column])
+        return batch.append_column(args.out_column, arr)
+
+    rows = rewrite(args, transform, "fingerprinting", args.column,
+                    specs={args.out_column: recipe.spec})
+    extra = f" ({missing[0]:,} missing texts left empty)" if missing[0] else ""
+    say(args, f"fingerprinted {rows:,} rows in {time.perf_counter() - t0:.1f} s{extra}; "
+               f"wrote {args.output}")
+    return 0
+
+
+def cmd_pairs(args) -> int:
+    """``simhash-nb pairs IN OUT``."""
+    import pyarrow as pa
+
+    from .._frames import search_pairs
+    from ..io import TableWriter
+
+    recipe = recipe_of(args)
+    check_output(args)
+    t0 = time.perf_counter()
+    prints, ids, n = collect(args, recipe)
+    pairs = search_pairs(prints, args.k, None, args.max_pairs, args.n_jobs)
+    pos = prints.positions
+    i, j = pos[pairs.i], pos[pairs.j]
+    if ids is not None:
+        left, right = ids.take(pa.array(i)), ids.take(pa.array(j))
+    else:
+        left, right = pa.array(i, pa.int64()), pa.array(j, pa.int64())
+    table = pa.table({"left": left, "right": right,
+                      "distance": pa.array(pairs.distance, pa.uint8())})
+    with TableWriter(args.output, table.schema) as w:
+        for batch in table.to_batches(max_chunksize=1 << 16):
+            w.write(batch)
+    say(args, f"{len(pairs):,} pairs within {args.k} bits among {n:,} rows "
+               f"({time.perf_counter() - t0:.1f} s); wrote {args.output}")
+    return 0
+
+
+def cmd_dedupe(args) -> int:
+    """``simhash-nb dedupe IN OUT``."""
+    from .._frames import keep_mask
+
+    recipe = recipe_of(args)
+    check_output(args)
+    t0 = time.perf_counter()
+    prints, _, n = collect(args, recipe)
+    keep = keep_mask(prints, args.k, args.keep, args.n_jobs)
+
+    def transform(batch, start):
+        import pyarrow as pa
+
+        return batch.filter(pa.array(keep[start:start + batch.num_rows]))
+
+    rows = rewrite(args, transform, "writing", None)
+    say(args, f"kept {rows:,} of {n:,} rows, dropped {n - rows:,} near duplicates "
+               f"(k={args.k}, {time.perf_counter() - t0:.1f} s); wrote {args.output}")
+    return 0
+
+
+def cmd_clusters(args) -> int:
+    """``simhash-nb clusters IN OUT``."""
+    import pyarrow as pa
+
+    from .._frames import cluster_positions
+
+    recipe = recipe_of(args)
+    check_output(args)
+    t0 = time.perf_counter()
+    prints, _, n = collect(args, recipe)
+    labels = cluster_positions(prints, args.k, args.n_jobs)
+    name = args.cluster_column
+
+    def transform(batch, start):
+        part = labels[start:start + batch.num_rows]
+        arr = pa.array(part, pa.int64(), mask=part < 0)
+        if name in batch.schema.names:
+            batch = batch.drop_columns([name])
+        return batch.append_column(name, arr)
+
+    rows = rewrite(args, transform, "writing", None)
+    present = labels[labels >= 0]
+    sizes = np.bincount(present) if present.size else np.zeros(0, dtype=np.int64)
+    multi = int((sizes > 1).sum())
+    say(args, f"{rows:,} rows in {int((sizes > 0).sum()):,} clusters, {multi:,} with near "
+               f"duplicates (k={args.k}, {time.perf_counter() - t0:.1f} s); wrote {args.output}")
+    return 0
+
+
+def _target(text: str) -> dict:
+    name, _, value = text.partition("=")
+    if name == "f1" and not value:
+        return {"target": "f1"}
+    if name in ("precision", "recall") and value:
+        try:
+            return {name: float(value)}
+        except ValueError:
+            pass
+    raise UsageError(f"--target must be f1, precision=P or recall=R, got {text!r}")
+
+
+def cmd_tune(args) -> int:
+    """``simhash-nb tune IN --labels COL``: precision/recall/F1 per threshold."""
+    import pyarrow as pa
+
+    from .._core.evaluate import recommend_k, threshold_table
+    from ..io import TableWriter, table_format
+
+    recipe = recipe_of(args)
+    spec = recipe.spec
+    target = _target(args.target)
+    for path in (args.table, args.plot):
+        if path is not None and os.path.abspath(path) == os.path.abspath(args.input):
+            raise UsageError("an output must not be the input file")
+    if args.table is not None:
+        table_format(args.table)
+    fps, valid, labels = [], [], []
+    with open_reader(args, args.column) as reader:
+        reader.require(args.column, args.labels)
+        for batch in batches(args, reader, "fingerprinting"):
+            f, v = fingerprint_batch(batch, args.column, recipe, args.n_jobs, args.input)
+            fps.append(f)
+            valid.append(v)
+            labels.append(batch.column(batch.schema.get_field_index(args.labels)))
+    if not fps:
+        raise UsageError(f"{args.input} has no rows")
+    valid = np.concatenate(valid)
+    present = np.concatenate(fps)[valid]
+    truth = pa.chunked_array(labels).combine_chunks().filter(pa.array(valid)).to_pandas()
+    table = threshold_table(present, truth, max_k=args.max_k, n_jobs=args.n_jobs)
+    rec = recommend_k(table, **target)
+    cols = [c for c in ("k", "predicted", "tp", "fp", "fn", "precision", "recall", "f1")
+            if c in table.columns]
+    shown = table[cols]
+    if args.max_k is None:  # 65 or 129 rows: show up to a little past the chosen k
+        shown = shown[shown["k"] <= max(16, rec.k + 4)]
+    dropped = int((~valid).sum())
+    note = f", {dropped:,} rows with missing text left out" if dropped else ""
+    print(f"{len(present):,} texts{note}; {spec.bits}-bit fingerprints, "
+          f"{spec.tokenizer} {spec.ngram}-grams")
+    print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"recommended k = {rec.k}: {rec.reason}")
+    if args.table is not None:
+        out = pa.Table.from_pandas(table, preserve_index=False)
+        with TableWriter(args.table, out.schema) as w:
+            for batch in out.to_batches():
+                w.write(batch)
+        say(args, f"wrote {args.table}")
+    if args.plot is not None:
+        _plot_tune(table, rec.k, args.plot)
+        say(args, f"wrote {args.plot}")
+    return 0
+
+
+def _plot_tune(table, k: int, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..io import atomic_path
+    from ..plotting import plot_threshold_curves
+
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    plot_threshold_curves(table, ax=ax, mark=k)
+    fig.tight_layout()
+    fmt = (Path(path).suffix or ".png").lstrip(".").lower()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=110, format=fmt)
+    plt.close(fig)

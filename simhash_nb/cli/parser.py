@@ -1,0 +1,167 @@
+"""The command line's parser: options shared by the commands, and the commands."""
+
+
+from __future__ import annotations
+
+import argparse
+
+from .commands import cmd_clusters, cmd_dedupe, cmd_fingerprint, cmd_pairs, cmd_tune
+from .demo import cmd_demo
+from .steps import PROG, Parser
+
+# --- options ------------------------------------------------------------------------------
+
+
+def _add_io(p, out: bool = True) -> None:
+    p.add_argument("input", metavar="IN", help="input table: .csv, .jsonl, .parquet (csv/jsonl "
+                   "may be .gz)")
+    if out:
+        p.add_argument("output", metavar="OUT", help="output table; format from the extension "
+                       "(.parquet, .csv, .jsonl, optionally .gz for csv/jsonl)")
+
+
+def _add_text(p, fingerprints: bool = True) -> None:
+    g = p.add_argument_group("input columns")
+    g.add_argument("--column", default="text", help="column holding the text (default: text)")
+    if fingerprints:
+        g.add_argument("--fingerprints", metavar="COL", default=None,
+                       help="use fingerprints already in COL (as written by 'fingerprint') "
+                       "instead of fingerprinting --column")
+    s = p.add_argument_group("fingerprint options (see simhash_nb.fingerprint)")
+    s.add_argument("--bits", type=int, choices=(64, 128), default=None, help="default 64")
+    s.add_argument("--tokenizer", choices=("char", "word", "jieba"), default=None,
+                   help="character n-grams (default), word n-grams, or jieba words")
+    s.add_argument("--ngram", type=int, default=None, help="n-gram length (char: 5, word: 1)")
+    s.add_argument("--weights", choices=("tf", "binary"), default=None, help="default tf")
+    s.add_argument("--normalize", default=None, metavar="STEPS",
+                   help="comma-separated steps among html,nfkc,lower,punct,digits,whitespace "
+                   "(default nfkc,lower; 'none' for none)")
+    s.add_argument("--seed", type=int, default=None, help="feature hash seed (default 0)")
+
+
+def _add_run(p) -> None:
+    g = p.add_argument_group("run")
+    g.add_argument("--batch-rows", type=int, default=65536, metavar="N",
+                   help="rows per batch for parquet input (default 65536)")
+    g.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads (default all)")
+    g.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
+    g.add_argument("--progress", action="store_true",
+                   help="show the progress bar even when stderr is not a terminal")
+    g.add_argument("--traceback", action="store_true", help=argparse.SUPPRESS)
+
+
+def _add_k(p) -> None:
+    p.add_argument("-k", "--k", type=int, default=3, dest="k",
+                   help="largest Hamming distance counted as a near duplicate (default 3)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``simhash-nb``; ``parser.commands`` lists its commands.
+
+    Examples
+    --------
+    >>> build_parser().commands[:4]
+    ['fingerprint', 'pairs', 'dedupe', 'clusters']
+    """
+    from .. import __version__
+
+    parser = Parser(
+        prog=PROG,
+        description="Near-duplicate text detection with SimHash (simhash_nb).",
+        epilog=f"Run '{PROG} COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("fingerprint", help="add a fingerprint column",
+                       description="Fingerprint the text column of IN; write every row of IN "
+                       "plus the fingerprint column to OUT (parquet: uint64 or 16-byte binary "
+                       "with the spec in the metadata; csv/jsonl: hexadecimal text).")
+    _add_io(p)
+    _add_text(p, fingerprints=False)
+    p.add_argument("--out-column", default="simhash", help="name of the new column "
+                   "(default simhash)")
+    _add_run(p)
+    p.set_defaults(func=cmd_fingerprint)
+
+    p = sub.add_parser("pairs", help="near-duplicate pairs",
+                       description="Write every pair of rows of IN within k bits: columns "
+                       "left, right (ids, or 0-based row numbers) and distance.")
+    _add_io(p)
+    _add_k(p)
+    _add_text(p)
+    p.add_argument("--id", default=None, metavar="COL",
+                   help="identify rows by COL instead of their row number")
+    p.add_argument("--max-pairs", type=int, default=None, metavar="N",
+                   help="refuse to write more than N pairs")
+    _add_run(p)
+    p.set_defaults(func=cmd_pairs)
+
+    p = sub.add_parser("dedupe", help="drop near duplicates",
+                       description="Write the rows of IN that remain after dropping near "
+                       "duplicates: one row per cluster (rows with missing text stay).")
+    _add_io(p)
+    _add_k(p)
+    _add_text(p)
+    p.add_argument("--keep", choices=("first", "last"), default="first",
+                   help="which row of each cluster stays (default first)")
+    _add_run(p)
+    p.set_defaults(func=cmd_dedupe)
+
+    p = sub.add_parser("clusters", help="label near-duplicate clusters",
+                       description="Write every row of IN with a cluster column: the 0-based "
+                       "row number of the first row of its cluster (empty for missing text).")
+    _add_io(p)
+    _add_k(p)
+    _add_text(p)
+    p.add_argument("--cluster-column", default="cluster", metavar="NAME",
+                   help="name of the new column (default cluster)")
+    _add_run(p)
+    p.set_defaults(func=cmd_clusters)
+
+    p = sub.add_parser("demo", help="run the whole job on bundled sample corpora",
+                       description="Fingerprint the bundled SPDX licence texts and fortunes, "
+                       "choose k for each against an exact Jaccard ground truth, find "
+                       "near-duplicate pairs and clusters, print a summary and write "
+                       "pairs, clusters, fingerprints and a plot into --out.")
+    p.add_argument("--out", default="demo-output", help="output folder (default demo-output)")
+    p.add_argument("-k", "--k", type=int, default=None, dest="k",
+                   help="largest Hamming distance counted as a near duplicate (default: "
+                   "tuned per corpus, the best F1 against the Jaccard ground truth)")
+    p.add_argument("--jaccard", type=float, default=0.7, metavar="J",
+                   help="ground truth for tuning k: texts whose shingle sets have Jaccard "
+                   "similarity >= J are near duplicates (default 0.7)")
+    p.add_argument("--examples", type=int, default=4, help="example pairs shown per corpus")
+    p.add_argument("--traceback", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_demo)
+
+    _add_tune(sub)
+    parser.commands = list(sub.choices)
+    return parser
+
+
+def _add_tune(sub) -> None:
+    """``tune``: only when the evaluation module provides ``threshold_table``."""
+    try:
+        from .._core.evaluate import recommend_k, threshold_table  # noqa: F401
+    except ImportError:
+        return
+    p = sub.add_parser("tune", help="precision and recall per threshold k",
+                       description="Fingerprint the texts of IN and score every Hamming "
+                       "threshold k against the ground truth in --labels (rows with equal "
+                       "labels are duplicates, an empty label is a row without duplicates): "
+                       "print precision, recall and F1 per k and a recommended k.")
+    _add_io(p, out=False)
+    _add_text(p, fingerprints=False)
+    g = p.add_argument_group("tuning")
+    g.add_argument("--labels", required=True, metavar="COL", help="ground-truth cluster column")
+    g.add_argument("--max-k", type=int, default=None, metavar="K",
+                   help="only thresholds up to K (needed for large inputs: pairs within K "
+                   "are found without comparing all pairs)")
+    g.add_argument("--target", default="f1", metavar="T",
+                   help="how to choose k: f1 (default), precision=0.95 or recall=0.95")
+    g.add_argument("--table", default=None, metavar="OUT", help="write the full table")
+    g.add_argument("--plot", default=None, metavar="PNG", help="plot precision, recall and "
+                   "F1 against k")
+    _add_run(p)
+    p.set_defaults(func=cmd_tune)

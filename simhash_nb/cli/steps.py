@@ -1,0 +1,203 @@
+"""The steps every command shares: the spec from options, streaming batches with a
+progress bar, reading stored fingerprints, rewriting a table batch by batch."""
+
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+PROG = "simhash-nb"
+EXIT_USAGE = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class UsageError(Exception):
+    """A user mistake: reported as one line, exit status 2."""
+
+
+# --- shared steps ------------------------------------------------------------------------
+
+
+class _Recipe(NamedTuple):
+    """A spec and the objects it stands for (see :func:`simhash_nb.features.prepare`)."""
+
+    spec: Any
+    extras: dict
+
+
+def recipe_of(args) -> _Recipe | None:
+    from .._core.tokenizers import prepare
+
+    normalize = args.normalize
+    if normalize is not None:
+        steps = [s.strip() for s in normalize.split(",") if s.strip()]
+        normalize = () if steps in ([], ["none"]) else tuple(steps)
+    options = dict(bits=args.bits, tokenizer=args.tokenizer, ngram=args.ngram,
+                   weights=args.weights, normalize=normalize, seed=args.seed)
+    if getattr(args, "fingerprints", None):
+        given = [f"--{k}" for k, v in options.items() if v is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)} cannot be used with --fingerprints "
+                             "(the fingerprints are made already)")
+        return None
+    try:
+        return _Recipe(*prepare(**options))
+    except (TypeError, ValueError) as e:
+        raise UsageError(str(e)) from None
+
+
+def _bar(args, reader, desc: str):
+    from tqdm import tqdm
+
+    disable = True if args.quiet else (False if args.progress else None)
+    return tqdm(total=reader.total, unit=reader.unit, unit_scale=True, unit_divisor=1024
+                if reader.unit == "B" else 1000, desc=desc, file=sys.stderr, disable=disable,
+                leave=False, dynamic_ncols=True)
+
+
+def batches(args, reader, desc: str):
+    """Iterate the reader's batches, advancing a progress bar."""
+    with _bar(args, reader, desc) as bar:
+        done = 0
+        for batch in reader:
+            yield batch
+            now = reader.progress()
+            bar.update(max(0, now - done))
+            done = now
+
+
+def open_reader(args, text_column: str | None):
+    from ..io import TableReader
+
+    return TableReader(args.input, text_columns=[text_column] if text_column else [],
+                       batch_rows=args.batch_rows)
+
+
+def check_output(args) -> None:
+    from ..io import table_format
+
+    table_format(args.output)
+    out = Path(args.output)
+    if not out.parent.is_dir() and str(out.parent) not in ("", "."):
+        raise UsageError(f"{args.output}: the folder {out.parent} does not exist")
+    if os.path.abspath(args.output) == os.path.abspath(args.input):
+        raise UsageError("OUT must not be the same file as IN")
+
+
+def fingerprint_batch(batch, column: str, recipe: _Recipe, n_jobs, path: str):
+    import pyarrow as pa
+
+    from .._core.fingerprint import fingerprint_texts
+    from ..io import InputError
+
+    col = batch.column(batch.schema.get_field_index(column))
+    t = col.type
+    values = t.value_type if pa.types.is_dictionary(t) else t  # parquet categoricals
+    if not (pa.types.is_string(values) or pa.types.is_large_string(values)
+            or pa.types.is_string_view(values) or pa.types.is_null(values)):
+        raise InputError(f"{path}: column {column!r} holds {t}, not text")
+    fps, _, valid = fingerprint_texts(col, recipe.spec, n_jobs, recipe.extras, False)
+    return fps, np.asarray(valid, dtype=bool)
+
+
+def _stored_fingerprints(batch, column: str, path: str):
+    from ..io import fingerprints_from_arrow
+
+    return fingerprints_from_arrow(batch.column(batch.schema.get_field_index(column)),
+                                   f"{path}: column {column!r}")
+
+
+def collect(args, recipe: _Recipe | None):
+    """Fingerprints (and ids) of every row of IN, streamed in batches."""
+    from .._frames import Prints
+
+    column = args.fingerprints or args.column
+    id_col = getattr(args, "id", None)
+    fps, valid, ids = [], [], []
+    n = 0
+    with open_reader(args, None if args.fingerprints else column) as reader:
+        reader.require(column, id_col)
+        stored_spec = reader.specs.get(column) if args.fingerprints else recipe.spec
+        for batch in batches(args, reader, "fingerprinting"):
+            if args.fingerprints:
+                f, v = _stored_fingerprints(batch, column, args.input)
+            else:
+                f, v = fingerprint_batch(batch, column, recipe, args.n_jobs, args.input)
+            fps.append(f)
+            valid.append(v)
+            if id_col:
+                ids.append(batch.column(batch.schema.get_field_index(id_col)))
+            n += batch.num_rows
+    if fps:
+        widths = {f.ndim for f in fps}
+        if len(widths) > 1:
+            raise UsageError(f"{args.input}: column {column!r} mixes 64- and 128-bit values")
+        all_fps, all_valid = np.concatenate(fps), np.concatenate(valid)
+    else:
+        bits = recipe.spec.bits if recipe is not None else 64
+        all_fps = np.zeros((0,) if bits == 64 else (0, 2), dtype=np.uint64)
+        all_valid = np.zeros(0, dtype=bool)
+    id_values = None
+    if id_col:
+        import pyarrow as pa
+
+        id_values = pa.chunked_array(ids, type=reader.schema.field(id_col).type)
+        id_values = id_values.combine_chunks()
+    return Prints(all_fps, all_valid, stored_spec), id_values, n
+
+
+def say(args, message: str) -> None:
+    if not args.quiet:
+        print(message, file=sys.stderr)
+
+
+def rewrite(args, transform: Callable, desc: str, text_column: str | None, specs=None) -> int:
+    """Stream IN, transform each batch, write OUT (atomically); the rows written.
+
+    Fingerprint columns of IN (parquet with specs) keep their spec in a parquet OUT and
+    become hexadecimal text in a CSV or JSON Lines OUT, like those ``fingerprint`` writes.
+    """
+    import pyarrow as pa
+
+    from ..io import TableWriter, fingerprints_from_arrow, fingerprints_to_arrow, table_format
+
+    as_text = table_format(args.output)[0] != "parquet"
+    with open_reader(args, text_column) as reader:
+        reader.require(text_column)
+        carried = {c: s for c, s in reader.specs.items() if c in reader.schema.names}
+
+        def convert(batch, start):
+            out = transform(batch, start)
+            for col in carried:
+                if not as_text or col not in out.schema.names:
+                    continue
+                i = out.schema.get_field_index(col)
+                if pa.types.is_string(out.schema.field(i).type):
+                    continue
+                fps, valid = fingerprints_from_arrow(out.column(i), col)
+                out = out.set_column(i, col, fingerprints_to_arrow(fps, valid, hex=True))
+            return out
+
+        empty = pa.RecordBatch.from_pylist([], schema=reader.schema)
+        schema = convert(empty, 0).schema
+        all_specs = {c: s for c, s in {**carried, **(specs or {})}.items()
+                     if c in schema.names}
+        with TableWriter(args.output, schema, specs=all_specs) as writer:
+            start = 0
+            for batch in batches(args, reader, desc):
+                writer.write(convert(batch, start))
+                start += batch.num_rows
+            return writer.rows
