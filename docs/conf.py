@@ -14,11 +14,13 @@ Everything the site shows is made during the build from the installed package:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import json
 import os
 import pathlib
-import subprocess
+import runpy
 import sys
 
 import simhash_nb
@@ -46,6 +48,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-n
 exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints", "README.md"]
 templates_path = ["_templates"]
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"simhash_nb {release}"
@@ -71,10 +74,9 @@ numpydoc_validation_checks = set()  # tests/test_docs.py validates; the build on
 add_module_names = False
 
 # --- notebooks ---------------------------------------------------------------------------
-nb_execution_mode = "force"  # executed on every build: never stale
-nb_execution_timeout = 600
-nb_execution_raise_on_error = True
-nb_execution_show_tb = True
+# Executed by this file on every build (see setup below), in parallel with the rest of the
+# build; myst-nb renders the executed copies.
+nb_execution_mode = "off"
 nb_merge_streams = True
 myst_enable_extensions = ["colon_fence", "dollarmath", "deflist"]
 myst_heading_anchors = 3
@@ -183,7 +185,7 @@ def write_api_index() -> None:
 
 
 def copy_notebooks() -> None:
-    """Copy notebooks/*.ipynb without outputs; myst-nb executes them (nb_execution_mode)."""
+    """Copy notebooks/*.ipynb without outputs, as the pages' sources (executed in setup)."""
     dest = HERE / "notebooks"
     dest.mkdir(exist_ok=True)
     for src in sorted((ROOT / "notebooks").glob("*.ipynb")):
@@ -192,18 +194,83 @@ def copy_notebooks() -> None:
             if cell["cell_type"] == "code":
                 cell["outputs"], cell["execution_count"] = [], None
         text = json.dumps(book, indent=1, ensure_ascii=False) + "\n"
-        target = dest / src.name
-        if not target.exists() or target.read_text() != text:
-            target.write_text(text)
+        _write(dest / src.name, text)
 
 
 def write_cli_help() -> None:
+    """The ``--help`` of ``python -m simhash_nb`` and each command, run in this process."""
     GENERATED.mkdir(exist_ok=True)
-    env = dict(os.environ, COLUMNS="88")
-    for cmd in ["", "fingerprint", "pairs", "dedupe", "clusters", "tune", "demo"]:
-        args = [sys.executable, "-m", "simhash_nb", *([cmd] if cmd else []), "--help"]
-        text = subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout
-        (GENERATED / f"cli_{cmd or 'main'}.txt").write_text(text)
+    columns = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "88"
+    try:
+        for cmd in ["", "fingerprint", "pairs", "dedupe", "clusters", "tune", "demo"]:
+            out = io.StringIO()
+            argv, sys.argv = sys.argv, ["simhash-nb", *([cmd] if cmd else []), "--help"]
+            try:
+                with contextlib.redirect_stdout(out):
+                    runpy.run_module("simhash_nb", run_name="__main__", alter_sys=False)
+            except SystemExit as stop:
+                if stop.code not in (0, None):
+                    raise RuntimeError(f"simhash-nb {cmd} --help exited with {stop.code}") from None
+            finally:
+                sys.argv = argv
+            _write(GENERATED / f"cli_{cmd or 'main'}.txt", out.getvalue())
+    finally:
+        if columns is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = columns
+
+
+# --- notebooks: executed on every build, while Sphinx reads the other pages ---------------
+_EXECUTED: dict = {}
+
+
+def _execute_notebook(src: pathlib.Path) -> str:
+    import tempfile
+
+    import nbclient
+    import nbformat
+
+    book = nbformat.read(src, as_version=4)
+    for cell in book.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    with tempfile.TemporaryDirectory() as tmp:  # outside the repository, like a user
+        nbclient.NotebookClient(book, timeout=600, kernel_name="python3",
+                                resources={"metadata": {"path": tmp}}).execute()
+    return nbformat.writes(book)
+
+
+def _start_notebooks(app) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    books = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    pool = ThreadPoolExecutor(max_workers=max(1, len(books)))
+    for src in books:
+        _EXECUTED[f"notebooks/{src.stem}"] = pool.submit(_execute_notebook, src)
+    pool.shutdown(wait=False)
+
+
+def _always_read_notebooks(app, env, added, changed, removed):
+    return [name for name in _EXECUTED if name not in added and name not in changed]
+
+
+def _notebooks_last(app, env, docnames) -> None:
+    docnames.sort(key=lambda name: name in _EXECUTED)
+
+
+def _executed_source(app, docname, source) -> None:
+    if docname in _EXECUTED:
+        source[0] = _EXECUTED[docname].result()  # a failing cell fails the build here
+
+
+def setup(app):
+    app.connect("builder-inited", _start_notebooks)
+    app.connect("env-get-outdated", _always_read_notebooks)
+    app.connect("env-before-read-docs", _notebooks_last)
+    app.connect("source-read", _executed_source)
+    return {"parallel_read_safe": False}
 
 
 def write_default_spec() -> None:
