@@ -116,14 +116,6 @@ SECTIONS = [
 ACCESSORS = ["pandas.Series.simhash", "pandas.DataFrame.simhash"]
 
 
-def public_names() -> list[str]:
-    """Every documented public name, fully qualified by its public path."""
-    names = [f"simhash_nb.{n}" for n in simhash_nb.__all__]
-    for mod, _ in SUBMODULES:
-        names += [f"simhash_nb.{mod}.{n}" for n in importlib.import_module(f"simhash_nb.{mod}").__all__]
-    return names + ACCESSORS
-
-
 def _autosummary(names, current: str) -> str:
     body = "\n".join(f"   {n}" for n in names)
     return (f".. currentmodule:: {current}\n\n.. autosummary::\n   :toctree: generated/\n\n"
