@@ -205,6 +205,11 @@ def threads_per_task(client=None) -> int:
     -------
     int
 
+    Raises
+    ------
+    ValueError
+        If the cluster has no workers.
+
     Examples
     --------
     >>> from distributed import Client, LocalCluster
@@ -1076,6 +1081,11 @@ def clusters(
         ``Int64`` labels named ``"cluster"``, partitioned and indexed like ``data``;
         ``<NA>`` for missing fingerprints. With ``out``, ``data`` with that column.
 
+    Raises
+    ------
+    TypeError
+        If ``out=`` is given for a Series (it names a column to add to a DataFrame).
+
     Notes
     -----
     Runs eagerly up to the final labelling: the fingerprints are persisted, and each
@@ -1140,6 +1150,11 @@ def dedupe(
     -------
     dask Series or DataFrame
         ``data``'s rows that stay, in their partitions.
+
+    Raises
+    ------
+    ValueError
+        If ``keep`` is not "first", "last" or False.
 
     Examples
     --------
