@@ -259,6 +259,12 @@ def jaccard(
         One similarity per pair, in ``[0, 1]``. Two documents without features (empty
         texts) have identical (empty) sets: similarity 1.
 
+    Raises
+    ------
+    ValueError
+        If no pairs are given and all pairs of the documents would exceed
+        ``config["jaccard_max_all_pairs"]``.
+
     See Also
     --------
     jaccard_pairs : every pair above a threshold, without comparing all pairs.
@@ -424,6 +430,13 @@ def jaccard_pairs(
         ``(i, j)``. ``attrs`` holds ``n_documents``, ``threshold``, ``candidates``, the
         number of candidate pairs checked and, for MinHash, the bands and
         ``recall_at_threshold``. Pass it to :func:`threshold_table` as the truth.
+
+    Raises
+    ------
+    ValueError
+        If ``candidates`` is unknown, there are ``2**32`` documents or more, or
+        ``candidates="all"`` would compare more than ``config["jaccard_max_all_pairs"]``
+        pairs.
 
     Examples
     --------
@@ -730,6 +743,13 @@ def threshold_table(
         "labelled pairs"), ``n_documents``, ``n_pairs`` (pairs evaluated),
         ``n_duplicates``, ``bits`` and ``note``.
 
+    Raises
+    ------
+    TypeError
+        If ``max_k`` is not an integer.
+    ValueError
+        If ``max_k`` is not in ``[0, bits]``.
+
     See Also
     --------
     recommend_k : pick a threshold from this table.
@@ -834,6 +854,15 @@ class Recommendation:
         The table's values at ``k`` (NaN where undefined).
     tp, fp, fn : int
         Counts at ``k``.
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> table = sh.threshold_table(np.array([0, 1, 7, 255], dtype=np.uint64), [0, 0, 0, 1])
+    >>> rec = sh.recommend_k(table)
+    >>> rec.k, rec.criterion, rec.met
+    (3, 'max f1', True)
+
     """
 
     k: int
@@ -902,6 +931,15 @@ def recommend_k(
     -------
     Recommendation
         ``k``, its precision, recall and F1, and ``reason``; usable as an int.
+
+    Raises
+    ------
+    TypeError
+        If ``table`` is not a DataFrame.
+    ValueError
+        If more than one target is given, ``table`` is empty or lacks the columns of
+        :func:`threshold_table`, or no threshold meets or defines the target (for
+        instance a ground truth without duplicate pairs).
 
     Examples
     --------
