@@ -351,6 +351,18 @@ def features(
     one with no tokens left (for instance only stop words), has none.
     ``fingerprint_features(features(texts))`` equals ``fingerprint(texts)``.
 
+    Parameters
+    ----------
+    texts : sequence of str
+        A list, numpy array, pandas Series or pyarrow array of strings.
+    tokenizer, ngram, weights, normalize, seed, spec, params, n_jobs, progress
+        As in :func:`simhash_nb.fingerprint`.
+
+    Returns
+    -------
+    FeatureBatch
+        CSR batch: ``indptr`` (one row per text), ``hashes`` and ``weights``.
+
     Examples
     --------
     >>> import simhash_nb as sh
