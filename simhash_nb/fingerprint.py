@@ -37,6 +37,25 @@ def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec
     Options left as ``None`` take their defaults; ``ngram`` defaults by tokenizer
     (char: 4, word: 1).
 
+    Parameters
+    ----------
+    spec : FingerprintSpec, optional
+        Returned as it is.
+    **options
+        ``bits``, ``tokenizer``, ``ngram``, ``weights``, ``normalize``, ``seed``,
+        ``params`` as in :func:`simhash_nb.fingerprint`.
+
+    Returns
+    -------
+    FingerprintSpec
+
+    Raises
+    ------
+    TypeError
+        If ``spec`` is not a FingerprintSpec.
+    ValueError
+        If both ``spec`` and options are given.
+
     Examples
     --------
     >>> make_spec(tokenizer="word").ngram
@@ -168,6 +187,12 @@ def fingerprint(
     numpy.ndarray
         ``uint64[n]`` for 64 bits, ``uint64[n, 2]`` (low word first) for 128 bits.
 
+    Raises
+    ------
+    ValueError
+        If ``missing`` is not "raise" or "zero", or a text is missing and
+        ``missing="raise"``.
+
     See Also
     --------
     features, fingerprint_features, FingerprintSpec
@@ -215,6 +240,11 @@ def fingerprint_features(features, bits: int = 64, *, n_jobs: int | None = None)
     -------
     numpy.ndarray
         ``uint64[n]`` or ``uint64[n, 2]``.
+
+    Raises
+    ------
+    ValueError
+        If ``bits`` is not 64 or 128, or a weight is negative or not finite.
 
     Examples
     --------
