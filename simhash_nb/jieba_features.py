@@ -686,6 +686,19 @@ def fit_idf(texts, **options) -> IdfTable:
     Takes the options of :func:`simhash_nb.features` (weights are ignored). Pass the
     table back with ``weights="tfidf", params={"idf": table}`` and the same options.
 
+    Parameters
+    ----------
+    texts : sequence of str
+        The corpus to count document frequencies on.
+    **options
+        ``tokenizer``, ``ngram``, ``normalize``, ``seed``, ``spec``, ``params``,
+        ``n_jobs`` as in :func:`simhash_nb.features`.
+
+    Returns
+    -------
+    IdfTable
+        The IDF of every feature hash seen in ``texts``.
+
     Examples
     --------
     >>> import simhash_nb as sh
