@@ -31,7 +31,20 @@ __all__ = ["TableDesign", "TooManyPairsError", "near_duplicates", "table_design"
 
 
 class TooManyPairsError(ValueError):
-    """A pair search would return more pairs than ``max_pairs``."""
+    """A pair search would return more pairs than ``max_pairs``.
+
+    A subclass of ``ValueError``; the message gives the exact count and points to
+    :func:`clusters`, which groups near duplicates without listing the pairs.
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> try:
+    ...     sh.near_duplicates(np.zeros(3, dtype=np.uint64), k=0, max_pairs=1)
+    ... except sh.TooManyPairsError as e:
+    ...     print(str(e)[:36])
+    near_duplicates would return 3 pairs
+    """
 
 
 # --- table layout -----------------------------------------------------------------------
@@ -227,6 +240,14 @@ class TableDesign:
         fingerprints.
     cost : float
         Modelled time in seconds (see :func:`table_design`).
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> d = sh.table_design(1_000_000, k=3)
+    >>> d.method, d.blocks, d.tables
+    ('tables', 4, 4)
+
     """
 
     method: str
@@ -310,6 +331,11 @@ def table_design(
     Returns
     -------
     TableDesign
+
+    Raises
+    ------
+    ValueError
+        If ``bits`` is not 64 or 128.
 
     Notes
     -----
@@ -895,6 +921,8 @@ def near_duplicates(
     ------
     TooManyPairsError
         If there would be more than ``max_pairs`` pairs (a ``ValueError``).
+    ValueError
+        If there are ``2**32`` fingerprints or more.
 
     Notes
     -----
