@@ -39,6 +39,13 @@ def vocabulary_hashes(vocabulary, seed: int = 0) -> np.ndarray:
     -------
     numpy.ndarray of uint64, one hash per column
 
+    Raises
+    ------
+    TypeError
+        If ``vocabulary`` is neither a dict of term to column nor a sequence of terms.
+    ValueError
+        If a dict does not map its ``n`` terms to the columns ``0..n-1``.
+
     Examples
     --------
     >>> import simhash_nb as sh
@@ -107,6 +114,11 @@ def fingerprint_sparse(X, vocabulary, bits: int = 64, seed: int = 0, *,
     -------
     numpy.ndarray
         ``uint64[n_docs]`` or ``uint64[n_docs, 2]``.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` and the vocabulary differ in their number of columns.
 
     Examples
     --------
