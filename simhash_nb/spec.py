@@ -17,7 +17,17 @@ NORMALIZERS = ("html", "nfkc", "lower", "punct", "digits", "whitespace")
 
 
 class SpecMismatchError(ValueError):
-    """Fingerprints made with different specs were compared or combined."""
+    """Fingerprints made with different specs were compared or combined.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> try:
+    ...     sh.check_compatible(sh.make_spec(), sh.make_spec(bits=128))
+    ... except sh.SpecMismatchError as e:
+    ...     print(e)
+    fingerprints were made with different specs: bits: 64 != 128
+    """
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,6 +165,16 @@ def check_compatible(a: FingerprintSpec | None, b: FingerprintSpec | None) -> No
     """Raise :class:`SpecMismatchError` if two known specs differ.
 
     ``None`` stands for "unknown" and is compatible with anything.
+
+    Parameters
+    ----------
+    a, b : FingerprintSpec or None
+        The specs of two sets of fingerprints (``None``: unknown).
+
+    Raises
+    ------
+    SpecMismatchError
+        If both specs are known and differ; the message lists the differing fields.
 
     Examples
     --------
