@@ -136,7 +136,14 @@ def write_accessor_page(name: str) -> None:
 
     _, owner, attr = name.split(".")
     cls = getattr(getattr(pd, owner), attr)
-    lines = [name, "=" * len(name), "", f".. autoclass:: {name}", ""]
+    from numpydoc.docscrape_sphinx import SphinxClassDoc
+
+    # autoclass would call the accessor an "alias of" its class: write the class entry
+    # under its public name, with the docstring rendered by numpydoc
+    doc = str(SphinxClassDoc(cls, config={"show_class_members": False}))
+    body = "\n".join(f"   {line}" if line.strip() else "" for line in doc.splitlines())
+    lines = [name, "=" * len(name), "", ".. py:class:: " + f"{owner}.{attr}",
+             "   :module: pandas", "", body, ""]
     for member, value in vars(cls).items():
         if member.startswith("_"):
             continue
