@@ -59,6 +59,16 @@ class FeatureBatch:
 
         ``check_weights=False`` skips the pass over the weights, for callers whose
         kernel checks each weight as it reads it (see :func:`invalid_weight_error`).
+
+        Parameters
+        ----------
+        check_weights : bool, default True
+            Check that every weight is finite and >= 0.
+
+        Returns
+        -------
+        FeatureBatch
+            ``int64`` indptr, ``uint64`` hashes and ``float64`` weights, contiguous.
         """
         indptr = np.asarray(self.indptr)
         hashes = np.asarray(self.hashes)
@@ -101,6 +111,17 @@ class FeatureBatch:
         weights: Sequence[Sequence[float]] | None = None,
     ) -> FeatureBatch:
         """Build a batch from per-document hash arrays (and optional weight arrays).
+
+        Parameters
+        ----------
+        hashes : sequence of sequences of int
+            The feature hashes of each document.
+        weights : sequence of sequences of float, optional
+            Their weights (default: 1 each).
+
+        Returns
+        -------
+        FeatureBatch
 
         Examples
         --------
