@@ -116,6 +116,21 @@ class FingerprintSpec:
         ``"ja"``: character bigrams (no segmenter needed). Both with binary weights and
         NFKC, lowercase, punctuation and white-space normalisation.
 
+        Parameters
+        ----------
+        language : str
+            A language code such as ``"en"``, ``"zh"`` or ``"ja"``.
+        bits : {64, 128}, default 64
+
+        Returns
+        -------
+        FingerprintSpec
+
+        Raises
+        ------
+        ValueError
+            If ``language`` does not look like a language code.
+
         Examples
         --------
         >>> FingerprintSpec.for_language("zh").ngram
@@ -128,7 +143,17 @@ class FingerprintSpec:
         return cls(bits=bits, tokenizer="char", ngram=2 if lang in cjk else 5)
 
     def replace(self, **changes: Any) -> FingerprintSpec:
-        """Return a copy with some fields changed."""
+        """Return a copy with some fields changed.
+
+        Parameters
+        ----------
+        **changes
+            Fields and their new values.
+
+        Returns
+        -------
+        FingerprintSpec
+        """
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,7 +169,17 @@ class FingerprintSpec:
 
     @classmethod
     def from_json(cls, text: str | bytes | Mapping[str, Any]) -> FingerprintSpec:
-        """Read a spec written by :meth:`to_json` (or its dict form)."""
+        """Read a spec written by :meth:`to_json` (or its dict form).
+
+        Parameters
+        ----------
+        text : str, bytes or mapping
+            JSON from :meth:`to_json`, or :meth:`to_dict`'s dict.
+
+        Returns
+        -------
+        FingerprintSpec
+        """
         d = dict(text) if isinstance(text, Mapping) else json.loads(text)
         version = d.get("version")
         if version != FORMAT_VERSION:
