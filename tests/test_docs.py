@@ -37,7 +37,7 @@ SUBMODULES = ["sklearn", "distributed", "plotting", "datasets"]
 # numpydoc codes checked for functions: no docstring, no summary, parameters missing from
 # or unknown to the docstring, no Returns, no Examples
 FUNCTION_CHECKS = {"GL08", "SS01", "PR01", "PR02", "RT01", "EX01"}
-METHOD_CHECKS = {"GL08", "SS01", "PR02"}
+METHOD_CHECKS = {"GL08", "SS01", "PR01", "PR02"}
 CLASS_CHECKS = {"GL08", "SS01", "EX01"}
 
 
