@@ -116,6 +116,19 @@ SECTIONS = [
 ACCESSORS = ["pandas.Series.simhash", "pandas.DataFrame.simhash"]
 
 
+def _config_doc() -> str:
+    import pprint
+
+    table = pprint.pformat(dict(simhash_nb.config))  # the defaults, in a fresh process
+    body = "\n".join("   " + line for line in table.splitlines())
+    return ("Current settings of the tunables, a dict: change entries in place, restore the "
+            "defaults with :func:`~simhash_nb.reset_config`. The defaults:\n\n::\n\n" + body)
+
+
+# Text for public names that are data (no docstring of their own), by template data.rst
+autosummary_context = {"data_docs": {"simhash_nb.config": _config_doc()}}
+
+
 def _autosummary(names, current: str) -> str:
     body = "\n".join(f"   {n}" for n in names)
     return (f".. currentmodule:: {current}\n\n.. autosummary::\n   :toctree: generated/\n\n"
