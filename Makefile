@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean docs
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,dask]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,dask,docs]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -18,12 +18,19 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check simhash_nb tests benchmarks tools
 
-test: $(STAMP) lint
+# docs first: tests/test_docs.py checks the links of the site it builds
+test: $(STAMP) lint docs
 	$(BIN)/python -m pytest -q
+
+# HTML into docs/_build/html (pages, API reference, executed notebooks, plot gallery);
+# any Sphinx warning fails the build
+SPHINXOPTS ?= -W --keep-going
+docs: $(STAMP)
+	$(BIN)/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
 	$(BIN)/python -m benchmarks.report
 
 clean:
-	rm -rf $(VENV) demo-output .pytest_cache build *.egg-info
+	rm -rf $(VENV) demo-output .pytest_cache build *.egg-info docs/_build docs/_generated docs/api docs/notebooks

@@ -1,7 +1,8 @@
-"""Write the benchmark tables from ``benchmarks/results/*.json`` into README.md.
+"""Write the benchmark tables from ``benchmarks/results/*.json`` into docs/performance.md.
 
 Each benchmark module has ``report(result) -> markdown``; its table goes between
-``<!-- bench:NAME -->`` and ``<!-- /bench:NAME -->`` in the README.
+``<!-- bench:NAME -->`` and ``<!-- /bench:NAME -->`` in docs/performance.md (and in
+README.md, for any section it still has markers for).
 Run: ``python -m benchmarks.report``.
 """
 
@@ -21,8 +22,18 @@ SECTIONS = {"fingerprint": "bench_fingerprint", "bitsums": "bench_bitsums",
             "e2e": "bench_e2e"}
 
 
+# target file -> prefix that makes the body's repository-relative links work from it
+TARGETS = {"docs/performance.md": "../", "README.md": ""}
+
+
 def main() -> None:
-    readme = ROOT / "README.md"
+    for target, prefix in TARGETS.items():
+        write(ROOT / target, prefix)
+
+
+def write(readme, prefix: str = "") -> None:
+    if not readme.exists():
+        return
     text = readme.read_text()
     for name, module in SECTIONS.items():
         path = RESULTS / f"{name}.json"
@@ -31,12 +42,13 @@ def main() -> None:
             continue
         res = json.loads(path.read_text())
         body = importlib.import_module(f"benchmarks.{module}").report(res)
+        body = body.replace("](benchmarks/", f"]({prefix}benchmarks/")
         when = res.get("when", "")
         cpus = res["machine"]["cpus"]
         body = (f"{body}\n\n<sub>Measured {when} on {cpus} cores by "
                 f"`python -m benchmarks.{module}` (part of `make bench`).</sub>\n")
         text = marker.sub(lambda m, b=body: m.group(1) + b + m.group(2), text)
-        print(f"updated {name}")
+        print(f"updated {name} in {readme.relative_to(ROOT)}")
     readme.write_text(text)
 
 

@@ -135,6 +135,11 @@ class SimhashSeriesAccessor:
             bytes), ``<NA>`` for missing texts, same index and name; the spec is in
             ``attrs["simhash_spec"]``.
 
+        Raises
+        ------
+        TypeError
+            If the Series holds fingerprints already (fingerprint its text instead).
+
         Examples
         --------
         >>> import pandas as pd, simhash_nb
@@ -161,6 +166,19 @@ class SimhashSeriesAccessor:
         missing : {"raise", "zero"}
             Whether a missing fingerprint is an error or becomes 0.
 
+        Returns
+        -------
+        numpy.ndarray
+            ``uint64[n]`` for 64-bit, ``uint64[n, 2]`` (low word first) for 128-bit fingerprints.
+
+        Raises
+        ------
+        TypeError
+            If the Series holds text rather than fingerprints.
+        ValueError
+            If ``missing`` is not "raise" or "zero", or a fingerprint is missing and
+            ``missing="raise"``.
+
         Examples
         --------
         >>> import pandas as pd, simhash_nb
@@ -184,6 +202,22 @@ class SimhashSeriesAccessor:
         other : Series of fingerprints, or one fingerprint (int, or 16 bytes for 128 bits)
             A Series is aligned on the index first (labels missing from it give
             ``<NA>``).
+
+        Returns
+        -------
+        pandas.Series of UInt8
+            Named ``"distance"``, on this Series' index; ``<NA>`` where either side is missing.
+
+        Raises
+        ------
+        TypeError
+            If this Series or ``other`` does not hold fingerprints, or ``other`` is neither a
+            Series nor an int (or 16 bytes).
+        ValueError
+            If ``other``'s index has duplicate labels, the widths differ (64 against 128
+            bits), or a scalar ``other`` is not a fingerprint of this width.
+        SpecMismatchError
+            If the two Series' fingerprints were made with different specs.
 
         Examples
         --------
@@ -262,6 +296,8 @@ class SimhashSeriesAccessor:
         ------
         ValueError
             If the index has duplicate labels.
+        TypeError
+            If ``against`` holds neither text nor fingerprints.
 
         Examples
         --------
@@ -292,6 +328,13 @@ class SimhashSeriesAccessor:
     def clusters(self, k: int = 3, **options) -> pd.Series:
         """Connected components of the "within ``k`` bits" graph.
 
+        Parameters
+        ----------
+        k : int, default 3
+            Largest Hamming distance (inclusive) that links two rows.
+        **options
+            Fingerprint options (as in :meth:`fingerprint`) when the Series holds text.
+
         Returns
         -------
         pandas.Series of Int64
@@ -321,6 +364,16 @@ class SimhashSeriesAccessor:
             duplicate (as in ``drop_duplicates``). Rows with a missing value always stay.
         **options
             Fingerprint options when the Series holds text.
+
+        Returns
+        -------
+        pandas.Series
+            The rows kept, in their original order, with their index labels.
+
+        Raises
+        ------
+        ValueError
+            If ``keep`` is not "first", "last" or False.
 
         Examples
         --------
@@ -397,6 +450,17 @@ class SimhashDataFrameAccessor:
             ``spec``, ``params``, ``n_jobs``, ``progress`` as in
             :func:`simhash_nb.fingerprint`.
 
+        Returns
+        -------
+        pandas.DataFrame
+            A copy with the fingerprint column ``out`` (``UInt64``, or ``binary[16]`` for 128
+            bits); its spec is recorded in ``attrs``.
+
+        Raises
+        ------
+        KeyError
+            If ``column`` is not in the frame.
+
         Examples
         --------
         >>> import pandas as pd, simhash_nb
@@ -421,6 +485,32 @@ class SimhashDataFrameAccessor:
         ``against`` is another DataFrame (its column of the same name is used) or a
         Series. See :meth:`SimhashSeriesAccessor.near_duplicates`.
 
+        Parameters
+        ----------
+        column : str, optional
+            A text or fingerprint column (default: ``"simhash"`` if the frame has that
+            fingerprint column, else ``"text"``).
+        k : int, default 3
+            Largest distance reported (inclusive).
+        against : DataFrame or Series, optional
+            Pairs between this frame (``left``) and ``against`` (``right``) only.
+        max_pairs : int, optional
+            See :func:`simhash_nb.near_duplicates`.
+        **options
+            Fingerprint options when the column holds text.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``left``, ``right`` (index labels) and ``distance``.
+
+        Raises
+        ------
+        KeyError
+            If ``column`` is not in the frame.
+        ValueError
+            If the index has duplicate labels.
+
         Examples
         --------
         >>> import pandas as pd, simhash_nb
@@ -440,6 +530,31 @@ class SimhashDataFrameAccessor:
     ) -> pd.DataFrame:
         """The rows kept after dropping near duplicates (one per cluster; missing stay).
 
+        Parameters
+        ----------
+        column : str, optional
+            A text or fingerprint column (default: ``"simhash"`` if the frame has that
+            fingerprint column, else ``"text"``).
+        k : int, default 3
+            Largest Hamming distance (inclusive) that links two rows.
+        keep : {"first", "last", False}
+            Which row of each cluster stays; ``False`` keeps only rows without any near
+            duplicate.
+        **options
+            Fingerprint options when the column holds text.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows kept, in their original order.
+
+        Raises
+        ------
+        KeyError
+            If ``column`` is not in the frame.
+        ValueError
+            If ``keep`` is not "first", "last" or False.
+
         Examples
         --------
         >>> import pandas as pd, simhash_nb
@@ -455,6 +570,26 @@ class SimhashDataFrameAccessor:
         """Cluster label of each row (Int64, ``<NA>`` if missing), aligned to the index.
 
         See :meth:`SimhashSeriesAccessor.clusters`.
+
+        Parameters
+        ----------
+        column : str, optional
+            A text or fingerprint column (default: ``"simhash"`` if the frame has that
+            fingerprint column, else ``"text"``).
+        k : int, default 3
+            Largest Hamming distance (inclusive) that links two rows.
+        **options
+            Fingerprint options when the column holds text.
+
+        Returns
+        -------
+        pandas.Series of Int64
+            For each row, the position of the first row of its cluster; ``<NA>`` if missing.
+
+        Raises
+        ------
+        KeyError
+            If ``column`` is not in the frame.
 
         Examples
         --------

@@ -45,6 +45,11 @@ def load_sample(name: str) -> pd.DataFrame:
 def load_licences() -> pd.DataFrame:
     """104 SPDX licence texts (CC0); ``group`` is the licence family.
 
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``id``, ``text`` and ``group`` (``string`` dtype).
+
     Examples
     --------
     >>> len(load_licences())
@@ -55,6 +60,11 @@ def load_licences() -> pd.DataFrame:
 
 def load_fortunes() -> pd.DataFrame:
     """3,000 English fortunes (BSD), rich in near duplicates.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``id``, ``text`` and ``group`` (``string`` dtype).
 
     Examples
     --------
@@ -67,6 +77,11 @@ def load_fortunes() -> pd.DataFrame:
 def load_gospels() -> pd.DataFrame:
     """3,779 King James Gospel verses (public domain), with parallel passages.
 
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``id``, ``text`` and ``group`` (``string`` dtype).
+
     Examples
     --------
     >>> load_gospels()["id"].iloc[0]
@@ -77,6 +92,11 @@ def load_gospels() -> pd.DataFrame:
 
 def load_debian_zh() -> pd.DataFrame:
     """1,234 Debian package descriptions in Simplified Chinese; ``group`` is the source package.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``id``, ``text`` and ``group`` (``string`` dtype).
 
     Examples
     --------
@@ -128,6 +148,15 @@ class NearDuplicates(NamedTuple):
     labels : numpy.ndarray of int64
         For each text, the position of the original it comes from (originals: their
         own position): cluster labels for :func:`simhash_nb.threshold_table`.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> nd = sh.datasets.make_near_duplicates(["the cat sat on the mat", "a dog ran"], n=2,
+    ...                                       random_state=0)
+    >>> len(nd.texts), nd.pairs.columns.tolist()
+    (4, ['i', 'j', 'duplicate', 'edits'])
+
     """
 
     texts: list
@@ -237,6 +266,14 @@ def make_near_duplicates(
         Named tuple ``(texts, pairs, labels)``: the originals followed by the copies,
         labelled pairs (each copy with its original, plus as many random pairs of
         different originals), and for each text the position of its original.
+
+    Raises
+    ------
+    TypeError
+        If ``texts`` is one string or holds a value that is not a string.
+    ValueError
+        If ``texts`` is empty, ``n`` is not a non-negative integer, or a rate is not in
+        ``[0, 1]``.
 
     Notes
     -----

@@ -180,6 +180,11 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
         Store the index (as in ``DataFrame.to_parquet``; default: unless it is a
         RangeIndex).
 
+    Raises
+    ------
+    TypeError
+        If ``df`` is not a pandas DataFrame.
+
     Examples
     --------
     >>> import pandas as pd, simhash_nb as sh, tempfile, os
@@ -265,6 +270,8 @@ def read_parquet(path, columns: list[str] | None = None):
     SpecMismatchError
         If two files hold fingerprints made with different specs (or one has a spec for
         a column and another none).
+    ValueError
+        If the files have incompatible columns.
 
     Examples
     --------

@@ -277,6 +277,11 @@ def plot_cluster_sizes(labels, ax=None, *, log=True):
     -------
     matplotlib.axes.Axes
 
+    Raises
+    ------
+    ValueError
+        If ``labels`` is empty, not one-dimensional, or has missing values.
+
     Examples
     --------
     >>> import simhash_nb as sh

@@ -39,6 +39,13 @@ def vocabulary_hashes(vocabulary, seed: int = 0) -> np.ndarray:
     -------
     numpy.ndarray of uint64, one hash per column
 
+    Raises
+    ------
+    TypeError
+        If ``vocabulary`` is neither a dict of term to column nor a sequence of terms.
+    ValueError
+        If a dict does not map its ``n`` terms to the columns ``0..n-1``.
+
     Examples
     --------
     >>> import simhash_nb as sh
@@ -107,6 +114,11 @@ def fingerprint_sparse(X, vocabulary, bits: int = 64, seed: int = 0, *,
     -------
     numpy.ndarray
         ``uint64[n_docs]`` or ``uint64[n_docs, 2]``.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` and the vocabulary differ in their number of columns.
 
     Examples
     --------
@@ -272,12 +284,39 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
                             normalize=("nfkc", "lower") if self.lowercase else ("nfkc",))
 
     def fit(self, X, y=None):
-        """Learn the vocabulary (and IDF) of the texts ``X``."""
+        """Learn the vocabulary (and IDF) of the texts ``X``.
+
+        Parameters
+        ----------
+        X : sequence of str
+            Texts.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        SimhashVectorizer
+            The fitted vectorizer.
+        """
         self.fit_transform(X, y)
         return self
 
     def fit_transform(self, X, y=None):
-        """Fit and return the fingerprints of ``X``."""
+        """Fit and return the fingerprints of ``X``.
+
+        Parameters
+        ----------
+        X : sequence of str
+            Texts.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``uint64[n]`` (``[n, 2]`` for 128 bits), or ``float32[n, bits]`` of 0/1 with
+            ``output="bits"``.
+        """
         self._check_params()
         docs = self._documents(X)
         vec = self._make_vectorizer()
@@ -301,7 +340,18 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
         return self._output(_fingerprint_csr(M, self.term_hashes_, self.bits, self.n_jobs))
 
     def transform(self, X):
-        """Fingerprints of the texts ``X`` (``uint64[n]``/``[n, 2]``, or bits)."""
+        """Fingerprints of the texts ``X`` (``uint64[n]``/``[n, 2]``, or bits).
+
+        Parameters
+        ----------
+        X : sequence of str
+            Texts.
+
+        Returns
+        -------
+        numpy.ndarray
+            As :meth:`fit_transform`.
+        """
         check_is_fitted(self, "vectorizer_")
         M = self.vectorizer_.transform(self._documents(X))
         return self._output(_fingerprint_csr(M, self.term_hashes_, self.bits, self.n_jobs))
@@ -314,7 +364,17 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
         return bits.astype(np.float32)
 
     def get_feature_names_out(self, input_features=None):
-        """``fp0`` (and ``fp1``) for fingerprints, ``bit0..`` for bits."""
+        """``fp0`` (and ``fp1``) for fingerprints, ``bit0..`` for bits.
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored (the output columns do not depend on input features).
+
+        Returns
+        -------
+        numpy.ndarray of str
+        """
         check_is_fitted(self, "vectorizer_")
         if self.output == "bits":
             return np.array([f"bit{b}" for b in range(self.bits)], dtype=object)

@@ -70,6 +70,11 @@ def clusters(
         The smallest row index of each row's cluster (so ``labels[i] == i`` marks the
         first row of a cluster).
 
+    Raises
+    ------
+    TooManyPairsError
+        If the pairs of distinct fingerprints to join would exceed ``max_pairs``.
+
     Examples
     --------
     >>> import numpy as np, simhash_nb as sh
@@ -159,6 +164,11 @@ def dedupe(
     Returns
     -------
     ndarray of bool, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        If ``keep`` is not "first", "last" or False.
 
     Examples
     --------

@@ -31,6 +31,14 @@ def hamming(a, b, *, bits: int | None = None) -> np.ndarray:
     numpy.ndarray of uint8
         Number of differing bits, with the broadcast shape (less the word axis for 128 bits).
 
+    Raises
+    ------
+    TypeError
+        If an input is not an array of uint64 fingerprints.
+    ValueError
+        If ``bits`` is not 64 or 128, or 128-bit fingerprints do not end in an axis of
+        length 2.
+
     Examples
     --------
     >>> import numpy as np, simhash_nb as sh
@@ -86,6 +94,11 @@ def hamming_matrix(a, b=None, *, max_bytes: int | None = None) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of uint8, shape (n, m)
+
+    Raises
+    ------
+    MemoryError
+        If the matrix would take more than ``max_bytes`` bytes.
 
     Examples
     --------

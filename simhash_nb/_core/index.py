@@ -344,6 +344,11 @@ class SimhashIndex:
     def remove(self, ids: Any) -> None:
         """Remove fingerprints by id.
 
+        Parameters
+        ----------
+        ids : int or array-like of int
+            Ids given to :meth:`add`.
+
         Raises
         ------
         KeyError
@@ -463,6 +468,11 @@ class SimhashIndex:
 
         The file is written to a temporary file in the same directory and renamed over
         ``path`` only when complete, so a failed save leaves any previous file intact.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            File to write (replaced if it exists).
         """
         path = os.fspath(path)
         keep = self._alive[: self._total]
@@ -489,6 +499,17 @@ class SimhashIndex:
     @classmethod
     def load(cls, path: str | os.PathLike, *, n_jobs: int | None = None) -> SimhashIndex:
         """Read an index written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A file written by :meth:`save`.
+        n_jobs : int, optional
+            Threads of the loaded index, as in the constructor.
+
+        Returns
+        -------
+        SimhashIndex
 
         Raises
         ------

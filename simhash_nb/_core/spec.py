@@ -17,7 +17,17 @@ NORMALIZERS = ("html", "nfkc", "lower", "punct", "digits", "whitespace")
 
 
 class SpecMismatchError(ValueError):
-    """Fingerprints made with different specs were compared or combined."""
+    """Fingerprints made with different specs were compared or combined.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> try:
+    ...     sh.check_compatible(sh.make_spec(), sh.make_spec(bits=128))
+    ... except sh.SpecMismatchError as e:
+    ...     print(e)
+    fingerprints were made with different specs: bits: 64 != 128
+    """
 
 
 SpecMismatchError.__module__ = "simhash_nb"  # its public home (as numpy's set_module)
@@ -109,6 +119,21 @@ class FingerprintSpec:
         ``"ja"``: character bigrams (no segmenter needed). Both with binary weights and
         NFKC, lowercase, punctuation and white-space normalisation.
 
+        Parameters
+        ----------
+        language : str
+            A language code such as ``"en"``, ``"zh"`` or ``"ja"``.
+        bits : {64, 128}, default 64
+
+        Returns
+        -------
+        FingerprintSpec
+
+        Raises
+        ------
+        ValueError
+            If ``language`` does not look like a language code.
+
         Examples
         --------
         >>> FingerprintSpec.for_language("zh").ngram
@@ -121,7 +146,17 @@ class FingerprintSpec:
         return cls(bits=bits, tokenizer="char", ngram=2 if lang in cjk else 5)
 
     def replace(self, **changes: Any) -> FingerprintSpec:
-        """Return a copy with some fields changed."""
+        """Return a copy with some fields changed.
+
+        Parameters
+        ----------
+        **changes
+            Fields and their new values.
+
+        Returns
+        -------
+        FingerprintSpec
+        """
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,7 +172,17 @@ class FingerprintSpec:
 
     @classmethod
     def from_json(cls, text: str | bytes | Mapping[str, Any]) -> FingerprintSpec:
-        """Read a spec written by :meth:`to_json` (or its dict form)."""
+        """Read a spec written by :meth:`to_json` (or its dict form).
+
+        Parameters
+        ----------
+        text : str, bytes or mapping
+            JSON from :meth:`to_json`, or :meth:`to_dict`'s dict.
+
+        Returns
+        -------
+        FingerprintSpec
+        """
         d = dict(text) if isinstance(text, Mapping) else json.loads(text)
         version = d.get("version")
         if version != FORMAT_VERSION:
@@ -158,6 +203,16 @@ def check_compatible(a: FingerprintSpec | None, b: FingerprintSpec | None) -> No
     """Raise :class:`SpecMismatchError` if two known specs differ.
 
     ``None`` stands for "unknown" and is compatible with anything.
+
+    Parameters
+    ----------
+    a, b : FingerprintSpec or None
+        The specs of two sets of fingerprints (``None``: unknown).
+
+    Raises
+    ------
+    SpecMismatchError
+        If both specs are known and differ; the message lists the differing fields.
 
     Examples
     --------

@@ -91,6 +91,12 @@ def window_fingerprints(
     -------
     pandas.DataFrame or Windows
 
+    Raises
+    ------
+    ValueError
+        If ``window`` or ``stride`` is not an integer >= 1, or the spec's tokenizer is not
+        "char" or "word" or its weights not "tf" or "binary".
+
     See Also
     --------
     containment
@@ -197,6 +203,12 @@ def containment(a_windows, b_windows=None, k: int = 3):
     Returns
     -------
     float or pandas.DataFrame
+
+    Raises
+    ------
+    TypeError
+        If one argument is a window frame and the other a fingerprint array, or
+        fingerprint arrays are given without ``b_windows``.
 
     Examples
     --------
