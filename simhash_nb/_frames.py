@@ -26,6 +26,7 @@ from ._core.pairs import Pairs
 from ._core.search import near_duplicates
 from ._core.spec import FingerprintSpec, check_compatible
 from ._core.tokenizers import prepare
+from ._core.verified import near_duplicate_texts
 
 
 class InputError(ValueError):
@@ -215,32 +216,64 @@ def pairs_frame(pairs, left_index, left_pos, right_index, right_pos):
     )
 
 
-def search_pairs(p: Prints, k: int, q: Prints | None, max_pairs, n_jobs):
+SEARCH_OPTIONS = ("similarity", "recall", "method", "blocks", "random_state")
+"""Options of the search itself (passed to the core with ``k`` and ``max_pairs``)."""
+
+
+def split_search(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(search options, the rest)`` of a face method's ``**options``."""
+    search = {k: options[k] for k in SEARCH_OPTIONS if k in options}
+    return search, {k: v for k, v in options.items() if k not in SEARCH_OPTIONS}
+
+
+def search_pairs(p: Prints, q: Prints | None, n_jobs=None, **search):
+    """Pairs of the present rows (positions among them), as :func:`near_duplicates`."""
     if not p.valid.any() or (q is not None and not q.valid.any()):
         if q is not None:
             check_compatible(p.spec, q.spec)
         return Pairs.empty()
     if q is None:
-        return near_duplicates(p.present(), k, max_pairs=max_pairs, n_jobs=n_jobs)
+        return near_duplicates(p.present(), n_jobs=n_jobs, **search)
     check_compatible(p.spec, q.spec)
-    return near_duplicates(p.present(), k, against=q.present(), max_pairs=max_pairs,
-                           n_jobs=n_jobs)
+    return near_duplicates(p.present(), against=q.present(), n_jobs=n_jobs, **search)
 
 
-def cluster_positions(p: Prints, k: int, n_jobs=None) -> np.ndarray:
+def cluster_positions(p: Prints, n_jobs=None, **search) -> np.ndarray:
     """Cluster label per row: the position of its cluster's first row; -1 if missing."""
     pos = p.positions
     labels = np.full(p.fps.shape[0], -1, dtype=np.int64)
     if pos.shape[0]:
-        labels[pos] = pos[np.asarray(clusters(p.present(), k, n_jobs=n_jobs), dtype=np.int64)]
+        got = clusters(p.present(), n_jobs=n_jobs, **search)
+        labels[pos] = pos[np.asarray(got, dtype=np.int64)]
     return labels
 
 
-def keep_mask(p: Prints, k: int, keep: str, n_jobs=None) -> np.ndarray:
+def keep_mask(p: Prints, keep: str, n_jobs=None, **search) -> np.ndarray:
     mask = np.ones(p.fps.shape[0], dtype=bool)
     if p.valid.any():
-        mask[p.valid] = np.asarray(dedupe(p.present(), k, keep=keep, n_jobs=n_jobs), dtype=bool)
+        mask[p.valid] = np.asarray(dedupe(p.present(), keep=keep, n_jobs=n_jobs, **search),
+                                   dtype=bool)
     return mask
+
+
+def verified_pairs(series, threshold: float, options: dict[str, Any]):
+    """``(SimilarPairs among the present texts, their positions)``: the verified path."""
+    options = dict(options)
+    recall = options.pop("recall", 0.99)
+    spec_options, run = split_options(options)
+    valid = ~series.isna().to_numpy()
+    pos = np.flatnonzero(valid)
+    texts = series if valid.all() else series.iloc[pos]
+    got = near_duplicate_texts(texts, threshold, recall=recall, n_jobs=run["n_jobs"],
+                               **spec_options)
+    return got, pos
+
+
+def verified_frame(got, index, pos):
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
+
+    return pd.DataFrame({"left": index.take(pos[got.i]), "right": index.take(pos[got.j]),
+                         "jaccard": got.jaccard, "distance": got.distance})
 
 
 def cluster_series(labels: np.ndarray, index, name: str = "cluster"):

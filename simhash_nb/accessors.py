@@ -45,7 +45,10 @@ from ._frames import (
     prints,
     search_pairs,
     spec_of,
+    split_search,
     unique_index,
+    verified_frame,
+    verified_pairs,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -270,34 +273,43 @@ class SimhashSeriesAccessor:
         return np.array([value & (2**64 - 1), value >> 64], dtype=np.uint64)
 
     def near_duplicates(
-        self, k: int = 3, *, against=None, max_pairs: int | None = None, **options
+        self, k: int | None = None, *, threshold: float | None = None, against=None,
+        max_pairs: int | None = None, **options
     ) -> pd.DataFrame:
-        """Every pair of rows whose fingerprints are within Hamming distance ``k``.
+        """Every pair of rows whose fingerprints are within Hamming distance ``k`` — or,
+        with ``threshold``, whose texts' shingle sets have Jaccard similarity at least
+        ``threshold`` (verified exactly, :func:`simhash_nb.near_duplicate_texts`).
 
         Parameters
         ----------
-        k : int, default 3
-            Largest distance reported (inclusive).
+        k : int, optional
+            Largest distance reported (inclusive); default from ``similarity`` (0.7:
+            k = 12 at 64 bits, 25 at 128), see :func:`simhash_nb.near_duplicates`.
+        threshold : float, optional
+            Jaccard threshold of the verified path (a text Series only).
         against : Series, optional
             Pairs between this Series (``left``) and ``against`` (``right``) only.
         max_pairs : int, optional
             See :func:`simhash_nb.near_duplicates`.
         **options
-            Fingerprint options (as in :meth:`fingerprint`) when the Series holds text.
+            Search options ``similarity``, ``recall``, ``method``, ``blocks``,
+            ``random_state`` (as in :func:`simhash_nb.near_duplicates`), and fingerprint
+            options (as in :meth:`fingerprint`) when the Series holds text.
 
         Returns
         -------
         pandas.DataFrame
             Columns ``left``, ``right`` (index labels; ``left`` before ``right`` in the
-            Series' order for a self-join) and ``distance``. Missing values are in no
-            pair.
+            Series' order for a self-join) and ``distance`` (with ``threshold``: also
+            ``jaccard``). Missing values are in no pair.
 
         Raises
         ------
         ValueError
             If the index has duplicate labels.
         TypeError
-            If ``against`` holds neither text nor fingerprints.
+            If ``against`` holds neither text nor fingerprints, or ``threshold`` is given
+            for fingerprints or with ``against``.
 
         Examples
         --------
@@ -306,9 +318,17 @@ class SimhashSeriesAccessor:
         >>> s.simhash.near_duplicates(k=0, tokenizer="word")
           left right  distance
         0    p     q         0
+        >>> s.simhash.near_duplicates(threshold=0.9, tokenizer="word")[["left", "right"]]
+          left right
+        0    p     q
         """
-        p = prints(self._obj, self._kind, options)
         unique_index(self._obj.index, "Series'")
+        if threshold is not None:
+            self._need_text("near_duplicates(threshold=...)", against)
+            got, pos = verified_pairs(self._obj, threshold, options)
+            return verified_frame(got, self._obj.index, pos)
+        search, options = split_search(options)
+        p = prints(self._obj, self._kind, options)
         q = None
         if against is not None:
             other = _as_series(against, "against")
@@ -320,18 +340,31 @@ class SimhashSeriesAccessor:
             if kind == "text" and self._kind != "text":
                 q_options = {"spec": p.spec} if p.spec is not None else {}
             q = prints(other, kind, q_options, "against Series")
-        pairs = search_pairs(p, k, q, max_pairs, options.get("n_jobs"))
+        pairs = search_pairs(p, q, options.get("n_jobs"), k=k, max_pairs=max_pairs, **search)
         if q is None:
             return pairs_frame(pairs, self._obj.index, p.positions, self._obj.index, p.positions)
         return pairs_frame(pairs, self._obj.index, p.positions, other.index, q.positions)
 
-    def clusters(self, k: int = 3, **options) -> pd.Series:
+    def _need_text(self, what: str, against=None) -> None:
+        if self._kind != "text":
+            raise TypeError(f"{what} needs a text Series: the Jaccard similarity is that of "
+                            "the texts' shingles (this Series holds fingerprints)")
+        if against is not None:
+            raise TypeError(f"{what} does not take against=")
+
+    def clusters(self, k: int | None = None, *, threshold: float | None = None,
+                 **options) -> pd.Series:
         """Connected components of the "within ``k`` bits" graph.
 
         Parameters
         ----------
-        k : int, default 3
-            Largest Hamming distance (inclusive) that links two rows.
+        k : int, optional
+            Largest Hamming distance (inclusive) that links two rows; default from
+            ``similarity`` (0.7: k = 12 at 64 bits, 25 at 128).
+        threshold : float, optional
+            Instead, link texts whose shingle sets have Jaccard similarity at least this
+            (verified exactly; a text column only), as in
+            :func:`simhash_nb.near_duplicate_texts`.
         **options
             Fingerprint options (as in :meth:`fingerprint`) when the Series holds text.
 
@@ -349,16 +382,27 @@ class SimhashSeriesAccessor:
         >>> s.simhash.clusters(k=0, tokenizer="word").tolist()
         [0, 1, 1, <NA>]
         """
+        if threshold is not None:
+            self._need_text("clusters(threshold=...)")
+            got, pos = verified_pairs(self._obj, threshold, options)
+            labels = np.full(len(self._obj), -1, dtype=np.int64)
+            labels[pos] = pos[got.clusters()]
+            return cluster_series(labels, self._obj.index)
+        search, options = split_search(options)
         p = prints(self._obj, self._kind, options)
-        labels = cluster_positions(p, k, options.get("n_jobs"))
+        labels = cluster_positions(p, options.get("n_jobs"), k=k, **search)
         return cluster_series(labels, self._obj.index)
 
-    def dedupe(self, k: int = 3, keep: str = "first", **options) -> pd.Series:
+    def dedupe(self, k: int | None = None, keep: str = "first", *,
+               threshold: float | None = None, **options) -> pd.Series:
         """The rows kept after dropping near duplicates: one row per cluster.
 
         Parameters
         ----------
-        k : int, default 3
+        k : int, optional
+            As in :meth:`clusters`.
+        threshold : float, optional
+            As in :meth:`clusters`.
         keep : {"first", "last", False}
             Which row of each cluster stays; ``False`` keeps only rows without any near
             duplicate (as in ``drop_duplicates``). Rows with a missing value always stay.
@@ -382,8 +426,20 @@ class SimhashSeriesAccessor:
         >>> s.simhash.dedupe(k=0, tokenizer="word").index.tolist()
         ['p', 'q']
         """
+        return self._obj[self._keep_rows(k, keep, threshold, options)]
+
+    def _keep_rows(self, k, keep, threshold, options) -> np.ndarray:
+        if threshold is not None:
+            self._need_text("dedupe(threshold=...)")
+            if not (keep is False or keep in ("first", "last")):
+                raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
+            got, pos = verified_pairs(self._obj, threshold, options)
+            mask = np.ones(len(self._obj), dtype=bool)
+            mask[pos] = got.dedupe(keep=keep)
+            return mask
+        search, options = split_search(options)
         p = prints(self._obj, self._kind, options)
-        return self._obj[keep_mask(p, k, keep, options.get("n_jobs"))]
+        return keep_mask(p, keep, options.get("n_jobs"), k=k, **search)
 
 
 def _as_series(obj, name: str):
@@ -477,8 +533,9 @@ class SimhashDataFrameAccessor:
         return df
 
     def near_duplicates(
-        self, column: str | None = None, k: int = 3, *, against=None,
-        max_pairs: int | None = None, **options,
+        self, column: str | None = None, k: int | None = None, *,
+        threshold: float | None = None, against=None, max_pairs: int | None = None,
+        **options,
     ) -> pd.DataFrame:
         """Pairs of rows within ``k`` bits: ``left``, ``right`` (index labels), ``distance``.
 
@@ -490,8 +547,11 @@ class SimhashDataFrameAccessor:
         column : str, optional
             A text or fingerprint column (default: ``"simhash"`` if the frame has that
             fingerprint column, else ``"text"``).
-        k : int, default 3
-            Largest distance reported (inclusive).
+        k : int, optional
+            Largest distance reported (inclusive); default from ``similarity``.
+        threshold : float, optional
+            Verified Jaccard threshold (a text column), as in
+            :meth:`SimhashSeriesAccessor.near_duplicates`.
         against : DataFrame or Series, optional
             Pairs between this frame (``left``) and ``against`` (``right``) only.
         max_pairs : int, optional
@@ -523,10 +583,12 @@ class SimhashDataFrameAccessor:
         s = self._column(column)
         if isinstance(against, pd.DataFrame):
             against = SimhashDataFrameAccessor(against)._column(s.name)
-        return s.simhash.near_duplicates(k, against=against, max_pairs=max_pairs, **options)
+        return s.simhash.near_duplicates(k, threshold=threshold, against=against,
+                                         max_pairs=max_pairs, **options)
 
     def dedupe(
-        self, column: str | None = None, k: int = 3, keep: str = "first", **options
+        self, column: str | None = None, k: int | None = None, keep: str = "first", *,
+        threshold: float | None = None, **options
     ) -> pd.DataFrame:
         """The rows kept after dropping near duplicates (one per cluster; missing stay).
 
@@ -535,13 +597,19 @@ class SimhashDataFrameAccessor:
         column : str, optional
             A text or fingerprint column (default: ``"simhash"`` if the frame has that
             fingerprint column, else ``"text"``).
-        k : int, default 3
-            Largest Hamming distance (inclusive) that links two rows.
+        k : int, optional
+            Largest Hamming distance (inclusive) that links two rows; default from
+            ``similarity`` (0.7: k = 12 at 64 bits, 25 at 128).
+        threshold : float, optional
+            Instead, link texts whose shingle sets have Jaccard similarity at least this
+            (verified exactly; a text column only), as in
+            :func:`simhash_nb.near_duplicate_texts`.
         keep : {"first", "last", False}
             Which row of each cluster stays; ``False`` keeps only rows without any near
             duplicate.
         **options
-            Fingerprint options when the column holds text.
+            Search options (``similarity``, ``recall``, ...) and fingerprint options when
+            the column holds text.
 
         Returns
         -------
@@ -563,10 +631,10 @@ class SimhashDataFrameAccessor:
         [2, 3]
         """
         s = self._column(column)
-        p = prints(s, fingerprint_kind(s.dtype), options, f"column {s.name!r}")
-        return self._obj[keep_mask(p, k, keep, options.get("n_jobs"))]
+        return self._obj[s.simhash._keep_rows(k, keep, threshold, options)]
 
-    def clusters(self, column: str | None = None, k: int = 3, **options) -> pd.Series:
+    def clusters(self, column: str | None = None, k: int | None = None, *,
+                 threshold: float | None = None, **options) -> pd.Series:
         """Cluster label of each row (Int64, ``<NA>`` if missing), aligned to the index.
 
         See :meth:`SimhashSeriesAccessor.clusters`.
@@ -576,8 +644,13 @@ class SimhashDataFrameAccessor:
         column : str, optional
             A text or fingerprint column (default: ``"simhash"`` if the frame has that
             fingerprint column, else ``"text"``).
-        k : int, default 3
-            Largest Hamming distance (inclusive) that links two rows.
+        k : int, optional
+            Largest Hamming distance (inclusive) that links two rows; default from
+            ``similarity`` (0.7: k = 12 at 64 bits, 25 at 128).
+        threshold : float, optional
+            Instead, link texts whose shingle sets have Jaccard similarity at least this
+            (verified exactly; a text column only), as in
+            :func:`simhash_nb.near_duplicate_texts`.
         **options
             Fingerprint options when the column holds text.
 
@@ -599,7 +672,7 @@ class SimhashDataFrameAccessor:
         [0, 1, 0]
         """
         s = self._column(column)
-        return s.simhash.clusters(k, **options)
+        return s.simhash.clusters(k, threshold=threshold, **options)
 
 
 # --- registration -------------------------------------------------------------------------

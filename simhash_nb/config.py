@@ -39,6 +39,8 @@ _DEFAULTS: dict[str, Any] = {
     # Searches modelled to take longer than this (seconds on all cores) warn first, naming a
     # cheaper alternative.
     "search_warn_seconds": 60.0,
+    # ... and show a progress bar (progress=None, stderr a terminal) past this many.
+    "search_progress_seconds": 10.0,
     # Refuse table designs with more tables than this.
     "max_tables": 4096,
     # Cost model of table_design, seconds on one core of the reference machine (2-core

@@ -29,6 +29,7 @@ def clusters(
     blocks: int | None = None,
     max_pairs: int | None = None,
     random_state: int | None = 0,
+    progress: bool | None = None,
     n_jobs: int | None = None,
 ) -> np.ndarray:
     """Cluster label of each fingerprint: connected components of the graph whose edges
@@ -54,8 +55,8 @@ def clusters(
     pairs : Pairs or (i, j) arrays, optional
         Use these edges (row positions, e.g. from :func:`~simhash_nb.near_duplicates`
         with a filter applied) instead of searching.
-    method, blocks, random_state
-        Table design overrides and the sampling seed, as in
+    method, blocks, random_state, progress
+        Table design overrides, the sampling seed and the progress bar, as in
         :func:`~simhash_nb.near_duplicates`.
     max_pairs : int, optional
         Refuse searches that would hold more pairs of *distinct* fingerprints than this
@@ -89,7 +90,7 @@ def clusters(
         return _uf.components(n, i, j)
     bits = 64 if a.ndim == 1 else 128
     opts = SearchOptions.make(bits, k, similarity, recall, method, blocks, random_state,
-                              max_pairs)
+                              max_pairs, progress)
     a2 = as_words(a)
     with threads(n_jobs), threads_for(n):
         work = Work(n)
@@ -97,8 +98,10 @@ def clusters(
         distinct = groups.distinct(a2)
         design = opts.design(distinct.shape[0])
         empty = np.empty(0, dtype=np.int64)
-        got = search_distinct(distinct, None, opts.k, design, empty, empty, opts.max_pairs,
-                              work, random_state=opts.random_state)
+        with opts.bar(design) as bar:
+            got = search_distinct(distinct, None, opts.k, design, empty, empty,
+                                  opts.max_pairs, work, random_state=opts.random_state,
+                                  progress=bar)
         if got.over:
             raise TooManyPairsError(
                 f"clusters would hold {got.weighted:,} pairs of distinct fingerprints in "
@@ -145,6 +148,7 @@ def dedupe(
     blocks: int | None = None,
     max_pairs: int | None = None,
     random_state: int | None = 0,
+    progress: bool | None = None,
     n_jobs: int | None = None,
 ) -> np.ndarray:
     """Boolean mask of the rows to keep so that one row per near-duplicate cluster
@@ -155,7 +159,7 @@ def dedupe(
 
     Parameters
     ----------
-    fps, k, similarity, recall, pairs, method, blocks, max_pairs, random_state, n_jobs
+    fps, k, similarity, recall, pairs, method, blocks, max_pairs, random_state, progress, n_jobs
         As in :func:`clusters`.
     keep : {"first", "last", False}, default "first"
         Keep the smallest row of each cluster, the largest, or (``False``, as in
@@ -185,7 +189,7 @@ def dedupe(
         raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
     labels = clusters(fps, k, similarity=similarity, recall=recall, pairs=pairs, method=method,
                       blocks=blocks, max_pairs=max_pairs, random_state=random_state,
-                      n_jobs=n_jobs)
+                      progress=progress, n_jobs=n_jobs)
     n = labels.shape[0]
     if keep == "first":
         return labels == np.arange(n)

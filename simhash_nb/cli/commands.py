@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core.similarity import resolve_k
 from .steps import (
     UsageError,
     batches,
@@ -50,6 +51,19 @@ def cmd_fingerprint(args) -> int:
     return 0
 
 
+def search_options(args) -> dict:
+    """The search options of a command: threshold, recall, progress bar."""
+    progress = False if args.quiet else (True if args.progress else None)
+    return {"k": args.k, "similarity": args.similarity, "recall": args.recall,
+            "progress": progress}
+
+
+def k_used(args, prints) -> int:
+    """The Hamming threshold the command searched with."""
+    bits = 128 if prints.fps.ndim == 2 else 64
+    return resolve_k(args.k, args.similarity, bits)
+
+
 def cmd_pairs(args) -> int:
     """``simhash-nb pairs IN OUT``."""
     import pyarrow as pa
@@ -61,7 +75,8 @@ def cmd_pairs(args) -> int:
     check_output(args)
     t0 = time.perf_counter()
     prints, ids, n = collect(args, recipe)
-    pairs = search_pairs(prints, args.k, None, args.max_pairs, args.n_jobs)
+    pairs = search_pairs(prints, None, args.n_jobs, max_pairs=args.max_pairs,
+                         **search_options(args))
     pos = prints.positions
     i, j = pos[pairs.i], pos[pairs.j]
     if ids is not None:
@@ -73,7 +88,7 @@ def cmd_pairs(args) -> int:
     with TableWriter(args.output, table.schema) as w:
         for batch in table.to_batches(max_chunksize=1 << 16):
             w.write(batch)
-    say(args, f"{len(pairs):,} pairs within {args.k} bits among {n:,} rows "
+    say(args, f"{len(pairs):,} pairs within {k_used(args, prints)} bits among {n:,} rows "
                f"({time.perf_counter() - t0:.1f} s); wrote {args.output}")
     return 0
 
@@ -86,7 +101,7 @@ def cmd_dedupe(args) -> int:
     check_output(args)
     t0 = time.perf_counter()
     prints, _, n = collect(args, recipe)
-    keep = keep_mask(prints, args.k, args.keep, args.n_jobs)
+    keep = keep_mask(prints, args.keep, args.n_jobs, **search_options(args))
 
     def transform(batch, start):
         import pyarrow as pa
@@ -95,7 +110,7 @@ def cmd_dedupe(args) -> int:
 
     rows = rewrite(args, transform, "writing", None)
     say(args, f"kept {rows:,} of {n:,} rows, dropped {n - rows:,} near duplicates "
-               f"(k={args.k}, {time.perf_counter() - t0:.1f} s); wrote {args.output}")
+               f"(k={k_used(args, prints)}, {time.perf_counter() - t0:.1f} s); wrote {args.output}")
     return 0
 
 
@@ -109,7 +124,7 @@ def cmd_clusters(args) -> int:
     check_output(args)
     t0 = time.perf_counter()
     prints, _, n = collect(args, recipe)
-    labels = cluster_positions(prints, args.k, args.n_jobs)
+    labels = cluster_positions(prints, args.n_jobs, **search_options(args))
     name = args.cluster_column
 
     def transform(batch, start):
@@ -124,7 +139,8 @@ def cmd_clusters(args) -> int:
     sizes = np.bincount(present) if present.size else np.zeros(0, dtype=np.int64)
     multi = int((sizes > 1).sum())
     say(args, f"{rows:,} rows in {int((sizes > 0).sum()):,} clusters, {multi:,} with near "
-               f"duplicates (k={args.k}, {time.perf_counter() - t0:.1f} s); wrote {args.output}")
+               f"duplicates (k={k_used(args, prints)}, {time.perf_counter() - t0:.1f} s); "
+               f"wrote {args.output}")
     return 0
 
 

@@ -51,8 +51,15 @@ def _add_run(p) -> None:
 
 
 def _add_k(p) -> None:
-    p.add_argument("-k", "--k", type=int, default=3, dest="k",
-                   help="largest Hamming distance counted as a near duplicate (default 3)")
+    g = p.add_argument_group("threshold")
+    g.add_argument("-k", "--k", type=int, default=None, dest="k",
+                   help="largest Hamming distance counted as a near duplicate (default: from "
+                        "--similarity, 0.7: 12 of 64 bits, 25 of 128)")
+    g.add_argument("--similarity", type=float, default=None, metavar="S",
+                   help="Jaccard similarity to find instead of -k (angle relation)")
+    g.add_argument("--recall", type=float, default=None, metavar="R",
+                   help="accept a search that finds pairs at distance k with probability "
+                        ">= R (sampled tables; much faster at large k)")
 
 
 def build_parser() -> argparse.ArgumentParser:

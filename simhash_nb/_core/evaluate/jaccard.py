@@ -67,6 +67,12 @@ def jaccard(
         One similarity per pair, in ``[0, 1]``. Two documents without features (empty
         texts) have identical (empty) sets: similarity 1.
 
+    Raises
+    ------
+    ValueError
+        If no pairs are given and all pairs of the documents would exceed
+        ``config["jaccard_max_all_pairs"]``.
+
     See Also
     --------
     jaccard_pairs : every pair above a threshold, without comparing all pairs.
@@ -232,6 +238,14 @@ def jaccard_pairs(
         ``(i, j)``. ``attrs`` holds ``n_documents``, ``threshold``, ``candidates``, the
         number of candidate pairs checked and, for MinHash, the bands and
         ``recall_at_threshold``. Pass it to :func:`threshold_table` as the truth.
+
+    Raises
+    ------
+    ValueError
+        If ``threshold`` is not in ``(0, 1]``, ``candidates`` is unknown, there are
+        ``2**32`` documents or more,
+        ``candidates="all"`` would compare more than ``config["jaccard_max_all_pairs"]``
+        pairs, or more than ``max_pairs`` candidate (or result) pairs would be needed.
 
     Examples
     --------

@@ -29,6 +29,14 @@ class Recommendation:
         The table's values at ``k`` (NaN where undefined).
     tp, fp, fn : int
         Counts at ``k``.
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> table = sh.threshold_table(np.array([0, 1, 7, 255], dtype=np.uint64), [0, 0, 0, 1])
+    >>> rec = sh.recommend_k(table)
+    >>> rec.k, rec.criterion, rec.met, int(rec)
+    (3, 'max f1', True, 3)
     """
 
     k: int
@@ -97,6 +105,16 @@ def recommend_k(
     -------
     Recommendation
         ``k``, its precision, recall and F1, and ``reason``; usable as an int.
+
+    Raises
+    ------
+    TypeError
+        If ``table`` is not a DataFrame, or ``precision`` or ``recall`` is not a number.
+    ValueError
+        If more than one target is given, ``target`` is not "f1", ``precision`` or
+        ``recall`` is not in ``(0, 1]``, ``table`` is empty or lacks the columns of
+        :func:`threshold_table`, or the target is undefined at every threshold (for
+        instance recall with a ground truth without duplicate pairs).
 
     Examples
     --------

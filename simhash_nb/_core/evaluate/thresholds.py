@@ -211,6 +211,16 @@ def threshold_table(
         "labelled pairs"), ``n_documents``, ``n_pairs`` (pairs evaluated),
         ``n_duplicates``, ``bits`` and ``note``.
 
+    Raises
+    ------
+    TypeError
+        If ``max_k`` is not an integer, or ``truth`` is neither labels nor pairs.
+    ValueError
+        If ``max_k`` is not in ``[0, bits]``, ``truth`` does not match the fingerprints
+        (length, document count, a pair of a document with itself), ``threshold`` does
+        not apply to it, or a self-join without ``max_k`` has more than
+        ``config["evaluate_max_brute_pairs"]`` pairs.
+
     See Also
     --------
     recommend_k : pick a threshold from this table.

@@ -26,6 +26,7 @@ def near_duplicates(
     against: Any = None,
     max_pairs: int | None = None,
     random_state: int | None = 0,
+    progress: bool | None = None,
     n_jobs: int | None = None,
 ) -> Pairs:
     """Every pair of fingerprints within Hamming distance ``k``.
@@ -68,6 +69,9 @@ def near_duplicates(
         fingerprints alone makes ``m (m - 1) / 2``.
     random_state : int or None, default 0
         Seed of the sampled tables (``recall < 1``): the same seed gives the same pairs.
+    progress : bool, optional
+        A progress bar over the tables (default: for searches modelled to take over
+        ``config["search_progress_seconds"]``, when stderr is a terminal).
     n_jobs : int, optional
         Threads (default: Numba's setting; -1 all).
 
@@ -83,7 +87,8 @@ def near_duplicates(
         If there would be more than ``max_pairs`` pairs (a ``ValueError``), or ``k`` is
         so large that random fingerprints alone would exceed it.
     ValueError
-        If ``k`` and ``similarity`` are both given, or an option is out of range.
+        If ``k`` and ``similarity`` are both given, an option is out of range, or there
+        are ``2**32`` fingerprints or more.
 
     Warns
     -----
@@ -125,7 +130,7 @@ def near_duplicates(
     a = as_fingerprints(fps, "fps")
     bits = bits_of(a)
     opts = SearchOptions.make(bits, k, similarity, recall, method, blocks, random_state,
-                              max_pairs)
+                              max_pairs, progress)
     b = None
     if against is not None:
         b = as_fingerprints(against, "against")
@@ -150,8 +155,9 @@ def _self_join(a, opts: SearchOptions) -> Pairs:
     ua = ga.distinct(a)
     design = opts.design(ua.shape[0])
     w = ga.weights()
-    got = search_distinct(ua, None, opts.k, design, w, w, max_pairs - identical, work,
-                          random_state=opts.random_state)
+    with opts.bar(design) as bar:
+        got = search_distinct(ua, None, opts.k, design, w, w, max_pairs - identical, work,
+                              random_state=opts.random_state, progress=bar)
     if got.over:
         raise too_many(got.weighted + identical, max_pairs, identical)
     i, j, d = expand_pairs(*got.result(), ga, ga, True)
@@ -167,8 +173,10 @@ def _cross_join(a, b, opts: SearchOptions) -> Pairs:
     gb = group_identical(b, work)
     ua, ub = ga.distinct(a), gb.distinct(b)
     design = opts.design(ua.shape[0], n_against=ub.shape[0])
-    got = search_distinct(ua, ub, opts.k, design, ga.weights(), gb.weights(), opts.max_pairs,
-                          work, random_state=opts.random_state)
+    with opts.bar(design) as bar:
+        got = search_distinct(ua, ub, opts.k, design, ga.weights(), gb.weights(),
+                              opts.max_pairs, work, random_state=opts.random_state,
+                              progress=bar)
     if got.over:
         raise too_many(got.weighted, opts.max_pairs, 0)
     return sorted_pairs(*expand_pairs(*got.result(), ga, gb, False))

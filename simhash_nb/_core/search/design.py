@@ -47,6 +47,15 @@ class TableDesign:
         Probability that a pair at distance exactly ``k`` is found: 1 for the exact
         methods, ``1 - (1 - p)**L`` with ``p = C(bits - k, r) / C(bits, r)`` for
         sampling (:meth:`recall_at` gives it at any distance).
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> d = sh.table_design(1_000_000, k=3)
+    >>> d.method, d.blocks, d.tables
+    ('tables', 4, 4)
+    >>> d.recall, d.recall_at(3), d.recall_at(4)
+    (1.0, 1.0, 0.0)
     """
 
     method: str
@@ -61,6 +70,18 @@ class TableDesign:
 
     def recall_at(self, d: int) -> float:
         """Probability that a pair at distance ``d`` is found (0 beyond ``k``).
+
+        Parameters
+        ----------
+        d : int
+            Hamming distance of the pair.
+
+        Returns
+        -------
+        float
+            1 for the exact methods at ``0 <= d <= k``; for sampling,
+            ``1 - (1 - p)**L`` with ``p = C(bits - d, r) / C(bits, r)``; 0 when ``d`` is
+            negative or beyond ``k``.
 
         Examples
         --------

@@ -21,7 +21,22 @@ from .layout import Layout, Plan, Work, mask_bits, sort_table, task_count, top_b
 
 
 class TooManyPairsError(ValueError):
-    """A pair search would return more pairs than ``max_pairs``."""
+    """A pair search would return more pairs than ``max_pairs``.
+
+    A subclass of ``ValueError``; the message gives the count and points to
+    :func:`~simhash_nb.clusters` and :func:`~simhash_nb.dedupe`, which group near
+    duplicates without listing the pairs. Also raised before a search whose ``k`` is so
+    large that random fingerprints alone would give far more than ``max_pairs`` pairs.
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> try:
+    ...     sh.near_duplicates(np.zeros(3, dtype=np.uint64), k=0, max_pairs=1)
+    ... except sh.TooManyPairsError as e:
+    ...     print(str(e)[:36])
+    near_duplicates would return 3 pairs
+    """
 
 def table_search(
     fps, n_left: int, layout: Layout, k: int, wa, wb, limit: int, work,

@@ -3,8 +3,10 @@ cost check that warns before a long search."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import numbers
+import sys
 import warnings
 
 import numba
@@ -24,7 +26,28 @@ from .engine import TooManyPairsError, check_max_pairs
 
 
 class SearchCostWarning(UserWarning):
-    """A search's modelled cost is high; the message names a cheaper alternative."""
+    """A search's modelled cost is high; the message names a cheaper alternative.
+
+    Warned by :func:`~simhash_nb.near_duplicates`, :func:`~simhash_nb.clusters` and
+    :func:`~simhash_nb.dedupe` before they search, when the design's modelled time
+    (:func:`~simhash_nb.table_design`'s ``cost`` divided by Numba's threads) exceeds
+    ``config["search_warn_seconds"]`` (60 s). For an exact search (no ``recall``) the
+    message also gives the modelled time with ``recall=0.99``. A ``UserWarning``; the
+    search goes on.
+
+    Examples
+    --------
+    >>> import warnings, numpy as np, simhash_nb as sh
+    >>> sh.config["search_warn_seconds"] = 0.0          # warn before any search
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = sh.near_duplicates(np.arange(100, dtype=np.uint64), k=3)
+    >>> sh.reset_config()
+    >>> [w.category.__name__ for w in caught]
+    ['SearchCostWarning']
+    >>> str(caught[0].message)[:28]
+    'this search (brute, 0 tables'
+    """
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,10 +61,11 @@ class SearchOptions:
     blocks: int | None
     random_state: int | None
     max_pairs: int
+    progress: bool | None = None
 
     @classmethod
     def make(cls, bits: int, k=None, similarity=None, recall=None, method="auto", blocks=None,
-             random_state=0, max_pairs=None) -> SearchOptions:
+             random_state=0, max_pairs=None, progress=None) -> SearchOptions:
         k = resolve_k(k, similarity, bits)
         recall = check_recall(recall)
         if method not in METHODS:
@@ -51,8 +75,28 @@ class SearchOptions:
         if random_state is not None and (isinstance(random_state, bool)
                                          or not isinstance(random_state, numbers.Integral)):
             raise TypeError(f"random_state must be an int or None, got {random_state!r}")
+        if progress is not None and not isinstance(progress, bool):
+            raise TypeError(f"progress must be True, False or None, got {progress!r}")
         return cls(k, bits, None if recall >= 1.0 else recall, method, blocks, random_state,
-                   check_max_pairs(max_pairs))
+                   check_max_pairs(max_pairs), progress)
+
+    @contextlib.contextmanager
+    def bar(self, design: TableDesign):
+        """A progress callback over the design's tables (None when no bar is shown): on
+        with ``progress=True``; with None, for dense or sampled searches modelled to take
+        over ``config["search_progress_seconds"]`` when stderr is a terminal."""
+        cores = max(1, numba.get_num_threads())
+        show = self.progress
+        if show is None:
+            show = (design.cost / cores > config["search_progress_seconds"]
+                    and sys.stderr.isatty())
+        if not show or design.method not in ("dense", "sampling"):
+            yield None
+            return
+        from tqdm.auto import tqdm  # optional display: only for long searches
+
+        with tqdm(total=design.tables, unit="table", desc=f"searching (k={self.k})") as bar:
+            yield bar.update
 
     def design(self, n: int, n_against: int | None = None) -> TableDesign:
         """The table design for ``n`` distinct rows, warning when it is costly."""
