@@ -50,6 +50,25 @@ class FeatureBatch:
 
         ``check_weights=False`` skips the pass over the weights, for callers whose
         kernel checks each weight as it reads it (see :func:`invalid_weight_error`).
+
+        Parameters
+        ----------
+        check_weights : bool, default True
+            Check that every weight is finite and >= 0.
+
+        Returns
+        -------
+        FeatureBatch
+            ``int64`` indptr, ``uint64`` hashes and ``float32`` or ``float64`` weights
+            (integer or boolean weights become ``float64``), contiguous.
+
+        Raises
+        ------
+        TypeError
+            If indptr is not integers, hashes not ``uint64`` or weights not numbers.
+        ValueError
+            If the shapes or offsets are inconsistent, or (with ``check_weights``) a
+            weight is negative or not finite.
         """
         indptr = np.asarray(self.indptr)
         hashes = np.asarray(self.hashes)
@@ -92,6 +111,26 @@ class FeatureBatch:
         weights: Sequence[Sequence[float]] | None = None,
     ) -> FeatureBatch:
         """Build a batch from per-document hash arrays (and optional weight arrays).
+
+        Parameters
+        ----------
+        hashes : sequence of sequences of int
+            The feature hashes of each document (non-negative, below ``2**64``).
+        weights : sequence of sequences of float, optional
+            Their weights, one array per document (default: 1 each).
+
+        Returns
+        -------
+        FeatureBatch
+            Validated (see :meth:`validated`).
+
+        Raises
+        ------
+        TypeError
+            If a document's hashes are not integers.
+        ValueError
+            If ``weights`` does not match ``hashes`` document by document, a hash is
+            negative or too large, or a weight is negative or not finite.
 
         Examples
         --------

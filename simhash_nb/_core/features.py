@@ -78,6 +78,18 @@ def features(
     one with no tokens left (for instance only stop words), has none.
     ``fingerprint_features(features(texts))`` equals ``fingerprint(texts)``.
 
+    Parameters
+    ----------
+    texts : sequence of str
+        A list, numpy array, pandas Series or pyarrow array of strings.
+    tokenizer, ngram, weights, normalize, seed, spec, params, n_jobs, progress
+        As in :func:`simhash_nb.fingerprint`.
+
+    Returns
+    -------
+    FeatureBatch
+        CSR batch: ``indptr`` (one row per text), ``hashes`` and ``weights``.
+
     Examples
     --------
     >>> import simhash_nb as sh
@@ -99,6 +111,20 @@ def fit_idf(texts, **options) -> IdfTable:
 
     Takes the options of :func:`simhash_nb.features` (weights are ignored). Pass the
     table back with ``weights="tfidf", params={"idf": table}`` and the same options.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The corpus to count document frequencies on.
+    **options
+        ``tokenizer``, ``ngram``, ``normalize``, ``seed``, ``spec``, ``params``,
+        ``n_jobs``, ``progress`` as in :func:`simhash_nb.features` (``weights`` and an
+        ``idf`` in ``params`` are ignored).
+
+    Returns
+    -------
+    IdfTable
+        The IDF of every feature hash seen in ``texts``.
 
     Examples
     --------

@@ -143,6 +143,12 @@ def fingerprint(
     numpy.ndarray
         ``uint64[n]`` for 64 bits, ``uint64[n, 2]`` (low word first) for 128 bits.
 
+    Raises
+    ------
+    ValueError
+        If ``missing`` is not "raise" or "zero", a text is missing and
+        ``missing="raise"``, or an option is invalid.
+
     See Also
     --------
     features, fingerprint_features, FingerprintSpec
@@ -190,6 +196,13 @@ def fingerprint_features(features, bits: int = 64, *, n_jobs: int | None = None)
     -------
     numpy.ndarray
         ``uint64[n]`` or ``uint64[n, 2]``.
+
+    Raises
+    ------
+    TypeError
+        If ``features`` is not a FeatureBatch or a sequence of hash arrays.
+    ValueError
+        If ``bits`` is not 64 or 128, or a weight is negative or not finite.
 
     Examples
     --------

@@ -96,7 +96,18 @@ class IdfTable:
         return self._tag[0]
 
     def lookup(self, hashes: np.ndarray) -> np.ndarray:
-        """IDF of each feature hash (``default`` for unknown ones)."""
+        """IDF of each feature hash (``default`` for unknown ones).
+
+        Parameters
+        ----------
+        hashes : array-like of uint64
+            Feature hashes.
+
+        Returns
+        -------
+        numpy.ndarray of float64
+            Same shape as ``hashes``.
+        """
         hashes = np.asarray(hashes, dtype=np.uint64)
         out = np.full(hashes.shape, self.default, dtype=np.float64)
         if len(self):
@@ -107,7 +118,18 @@ class IdfTable:
         return out
 
     def weigh(self, features: FeatureBatch) -> FeatureBatch:
-        """The batch with each weight multiplied by its feature's IDF."""
+        """The batch with each weight multiplied by its feature's IDF.
+
+        Parameters
+        ----------
+        features : FeatureBatch
+            Features hashed with the table's seed.
+
+        Returns
+        -------
+        FeatureBatch
+            Same ``indptr`` and ``hashes``, weights times :meth:`lookup` of the hashes.
+        """
         return FeatureBatch(features.indptr, features.hashes,
                             features.weights * self.lookup(features.hashes))
 
@@ -118,6 +140,20 @@ class IdfTable:
         ``df`` counts the documents that have the feature (hashes are distinct within a
         document in a FeatureBatch from :func:`simhash_nb.features`); unknown features
         get ``ln(1 + n) + 1``.
+
+        Parameters
+        ----------
+        features : FeatureBatch
+            The corpus' features, from :func:`simhash_nb.features`.
+
+        Returns
+        -------
+        IdfTable
+
+        Raises
+        ------
+        TypeError
+            If ``features`` is not a FeatureBatch.
         """
         if not isinstance(features, FeatureBatch):
             raise TypeError("IdfTable.fit takes a FeatureBatch (see simhash_nb.features)")
@@ -138,6 +174,20 @@ class IdfTable:
                      seed: int = 0) -> IdfTable:
         """A table from ``{feature string: idf}`` (default: the median IDF, as jieba).
 
+        Parameters
+        ----------
+        mapping : mapping of str to float
+            IDF of each feature string.
+        default : float, optional
+            IDF of unknown features (default: the median of ``mapping``'s values, the
+            upper one for an even count; 1 for an empty mapping).
+        seed : int, default 0
+            Seed of the feature hash; must match the fingerprints'.
+
+        Returns
+        -------
+        IdfTable
+
         Examples
         --------
         >>> t = IdfTable.from_mapping({"cat": 2.0, "dog": 4.0, "the": 0.1})
@@ -155,6 +205,17 @@ class IdfTable:
         """jieba's bundled IDF table (``jieba/analyse/idf.txt``), unknown words: its median.
 
         Words are normalised like the texts so that they match the tokens.
+
+        Parameters
+        ----------
+        seed : int, default 0
+            Seed of the feature hash; must match the fingerprints'.
+        normalize : tuple of str, default ()
+            Normalisation applied to the table's words, as to the texts.
+
+        Returns
+        -------
+        IdfTable
         """
         return _jieba_idf(int(seed), tuple(normalize))
 

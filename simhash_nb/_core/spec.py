@@ -241,6 +241,25 @@ def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec
     Options left as ``None`` take their defaults; ``ngram`` defaults by tokenizer
     (char: 5, word: 1).
 
+    Parameters
+    ----------
+    spec : FingerprintSpec, optional
+        Returned as it is.
+    **options
+        ``bits``, ``tokenizer``, ``ngram``, ``weights``, ``normalize``, ``seed``,
+        ``params`` as in :func:`simhash_nb.fingerprint`.
+
+    Returns
+    -------
+    FingerprintSpec
+
+    Raises
+    ------
+    TypeError
+        If ``spec`` is not a FingerprintSpec, or an option is unknown.
+    ValueError
+        If both ``spec`` and options are given, or an option's value is invalid.
+
     Examples
     --------
     >>> make_spec(tokenizer="word").ngram

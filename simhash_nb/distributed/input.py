@@ -111,6 +111,11 @@ def threads_per_task(client=None) -> int:
     -------
     int
 
+    Raises
+    ------
+    ValueError
+        If the cluster has no workers.
+
     Examples
     --------
     >>> from distributed import Client, LocalCluster

@@ -243,9 +243,9 @@ def jaccard_pairs(
     ------
     ValueError
         If ``threshold`` is not in ``(0, 1]``, ``candidates`` is unknown, there are
-        ``2**32`` documents or more,
-        ``candidates="all"`` would compare more than ``config["jaccard_max_all_pairs"]``
-        pairs, or more than ``max_pairs`` candidate (or result) pairs would be needed.
+        ``2**32`` documents or more, ``candidates="all"`` would compare more than
+        ``config["jaccard_max_all_pairs"]`` pairs, or there would be more than
+        ``max_pairs`` candidate (or result) pairs.
 
     Examples
     --------
