@@ -390,3 +390,26 @@ def test_duplicate_labels_with_ids_index():
     assert ds.known_divisions
     with pytest.raises(ValueError, match="duplicate index labels"):
         D.near_duplicates(ds, 1, ids="index")
+
+
+@pytest.mark.parametrize("bits,k", [(64, 12), (128, 30)])
+def test_recall_and_default_k_match_the_single_machine(client, bits, k):
+    from .test_search import planted
+
+    rng = np.random.default_rng(bits)
+    fps = planted(rng, 2500, bits, k, per_distance=10)
+    series = pd.Series(fingerprint_array(fps, np.ones(len(fps), dtype=bool)))
+    data = dd.from_pandas(series, npartitions=3)
+    got = sh.distributed.near_duplicates(data, k, recall=0.99).compute()
+    local = sh.near_duplicates(fps, k, recall=0.99)
+    # the same seeded tables as on one machine: the same pairs
+    assert sorted(zip(got.left, got.right)) == list(zip(local.i.tolist(), local.j.tolist()))
+    assert np.all(got.distance.to_numpy() <= k)
+    default = sh.distributed.near_duplicates(data).compute()
+    want = sh.near_duplicates(fps)  # k from similarity 0.7 (12 / 25 bits)
+    assert sorted(zip(default.left, default.right)) == list(zip(want.i.tolist(),
+                                                                 want.j.tolist()))
+    labels = sh.distributed.clusters(data, k, recall=0.999).compute().to_numpy()
+    exact = sh.clusters(fps, k)
+    for lab in np.unique(labels):  # recall can only split clusters
+        assert np.unique(exact[labels == lab]).shape[0] == 1

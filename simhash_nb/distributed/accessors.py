@@ -33,19 +33,74 @@ class SimhashDaskSeriesAccessor:
         self._obj = obj
 
     def fingerprint(self, **options):
-        """See :func:`fingerprint`."""
+        """Fingerprints of the Series' texts; see :func:`fingerprint`.
+
+        Parameters
+        ----------
+        **options
+            ``bits``, ``tokenizer``, ``ngram``, ``weights``, ``normalize``, ``seed``,
+            ``spec``, ``n_jobs`` as in :func:`fingerprint`.
+
+        Returns
+        -------
+        dask Series
+        """
         return fingerprint(self._obj, **options)
 
-    def near_duplicates(self, k: int = 3, **options):
-        """See :func:`near_duplicates`."""
+    def near_duplicates(self, k: int | None = None, **options):
+        """Pairs of rows within ``k`` bits; see :func:`near_duplicates`.
+
+        Parameters
+        ----------
+        k : int, optional
+            Largest Hamming distance reported (inclusive); by default derived from ``similarity``
+            (in ``options``; default 0.7).
+        **options
+            The other keywords of :func:`near_duplicates` (``similarity``, ``recall``,
+            ``against``, ...), and fingerprint options when the Series holds text.
+
+        Returns
+        -------
+        dask DataFrame
+        """
         return near_duplicates(self._obj, k, **options)
 
-    def clusters(self, k: int = 3, **options):
-        """See :func:`clusters`."""
+    def clusters(self, k: int | None = None, **options):
+        """Cluster labels of the rows; see :func:`clusters`.
+
+        Parameters
+        ----------
+        k : int, optional
+            Largest Hamming distance joining two rows; by default derived from ``similarity``
+            (in ``options``; default 0.7).
+        **options
+            The other keywords of :func:`clusters`, and fingerprint options when the
+            Series holds text.
+
+        Returns
+        -------
+        dask Series
+        """
         return clusters(self._obj, k, **options)
 
-    def dedupe(self, k: int = 3, keep="first", **options):
-        """See :func:`dedupe`."""
+    def dedupe(self, k: int | None = None, keep="first", **options):
+        """The rows kept after dropping near duplicates; see :func:`dedupe`.
+
+        Parameters
+        ----------
+        k : int, optional
+            Largest Hamming distance joining two rows; by default derived from ``similarity``
+            (in ``options``; default 0.7).
+        keep : {"first", "last", False}, default "first"
+            Which row of each cluster stays (``False``: only rows without duplicates).
+        **options
+            The other keywords of :func:`dedupe`, and fingerprint options when the
+            Series holds text.
+
+        Returns
+        -------
+        dask Series
+        """
         return dedupe(self._obj, k, keep, **options)
 
 
@@ -65,19 +120,86 @@ class SimhashDaskDataFrameAccessor:
         self._obj = obj
 
     def fingerprint(self, column: str = "text", out: str = "simhash", **options):
-        """See :func:`fingerprint`."""
+        """The frame with the fingerprints of a text column added; see :func:`fingerprint`.
+
+        Parameters
+        ----------
+        column : str, default "text"
+            The text column.
+        out : str, default "simhash"
+            Name of the fingerprint column added.
+        **options
+            ``bits``, ``tokenizer``, ``ngram``, ``weights``, ``normalize``, ``seed``,
+            ``spec``, ``n_jobs`` as in :func:`fingerprint`.
+
+        Returns
+        -------
+        dask DataFrame
+        """
         return fingerprint(self._obj, column, out=out, **options)
 
-    def near_duplicates(self, column: str | None = None, k: int = 3, **options):
-        """See :func:`near_duplicates`."""
+    def near_duplicates(self, column: str | None = None, k: int | None = None, **options):
+        """Pairs of rows within ``k`` bits; see :func:`near_duplicates`.
+
+        Parameters
+        ----------
+        column : str, optional
+            Default ``"simhash"`` if it holds fingerprints, else ``"text"``.
+        k : int, optional
+            Largest Hamming distance reported (inclusive); by default derived from ``similarity``
+            (in ``options``; default 0.7).
+        **options
+            The other keywords of :func:`near_duplicates` (``similarity``, ``recall``,
+            ``against``, ...), and fingerprint options when ``column`` holds text.
+
+        Returns
+        -------
+        dask DataFrame
+        """
         return near_duplicates(self._obj, k, column=column, **options)
 
-    def clusters(self, column: str | None = None, k: int = 3, **options):
-        """See :func:`clusters` (``out="cluster"`` adds the labels as a column)."""
+    def clusters(self, column: str | None = None, k: int | None = None, **options):
+        """Cluster labels of the rows; see :func:`clusters`.
+
+        Parameters
+        ----------
+        column : str, optional
+            As in :meth:`near_duplicates`.
+        k : int, optional
+            Largest Hamming distance joining two rows; by default derived from ``similarity``
+            (in ``options``; default 0.7).
+        **options
+            The other keywords of :func:`clusters` (``out="cluster"`` adds the labels
+            as a column), and fingerprint options when ``column`` holds text.
+
+        Returns
+        -------
+        dask Series or DataFrame
+            The labels, or with ``out`` the frame with them added.
+        """
         return clusters(self._obj, k, column=column, **options)
 
-    def dedupe(self, column: str | None = None, k: int = 3, keep="first", **options):
-        """See :func:`dedupe`."""
+    def dedupe(self, column: str | None = None, k: int | None = None, keep="first", **options):
+        """The rows kept after dropping near duplicates; see :func:`dedupe`.
+
+        Parameters
+        ----------
+        column : str, optional
+            As in :meth:`near_duplicates`.
+        k : int, optional
+            Largest Hamming distance joining two rows; by default derived from ``similarity``
+            (in ``options``; default 0.7).
+        keep : {"first", "last", False}, default "first"
+            Which row of each cluster stays (``False``: only rows without duplicates).
+        **options
+            The other keywords of :func:`dedupe`, and fingerprint options when
+            ``column`` holds text.
+
+        Returns
+        -------
+        dask DataFrame
+            All columns of the rows that stay.
+        """
         return dedupe(self._obj, k, keep, column=column, **options)
 
 

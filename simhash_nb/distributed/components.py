@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _frames
+from .._core.similarity import resolve_k
 from .._core.spec import check_compatible
-from .._core.validation import check_k
 from .input import Input, prepare, row_base, scan_input
 from .search import EDGE_META, search_tables
 
@@ -171,8 +171,9 @@ def _drops(stars, keep, shuffle_method):
                                     meta=row_meta)
 
 
-def _components_stars(inp: Input, k, blocks, npartitions, shuffle_method, max_rounds, n_jobs):
-    k = check_k(k, inp.bits)
+def _components_stars(inp: Input, k, blocks, npartitions, shuffle_method, max_rounds, n_jobs,
+                      search: dict):
+    k = resolve_k(k, search.get("similarity"), inp.bits)
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or \
             max_rounds < 1:
         raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
@@ -181,15 +182,19 @@ def _components_stars(inp: Input, k, blocks, npartitions, shuffle_method, max_ro
     if inp.spec is not None:
         check_compatible(inp.spec, scan.spec)
     edges = search_tables(inp, scan, k, blocks, "edges", npartitions=npartitions,
-                    shuffle_method=shuffle_method, n_jobs=n_jobs)
+                    shuffle_method=shuffle_method, n_jobs=n_jobs,
+                    recall=search.get("recall"), random_state=search.get("random_state", 0))
     stars = _stars(edges, max(1, inp.fps.npartitions), shuffle_method, int(max_rounds))
     return inp, scan, stars
 
 
 def clusters(
     data,
-    k: int = 3,
+    k: int | None = None,
     *,
+    similarity: float | None = None,
+    recall: float | None = None,
+    random_state: int | None = 0,
     column: str | None = None,
     out: str | None = None,
     blocks: int | None = None,
@@ -212,8 +217,9 @@ def clusters(
     ----------
     data : dask Series or DataFrame
         Fingerprints, or text to fingerprint with ``**options``.
-    k : int, default 3
-    column, blocks, npartitions, shuffle_method, n_jobs
+    k : int, optional
+        Largest distance of an edge; default from ``similarity``.
+    similarity, recall, random_state, column, blocks, npartitions, shuffle_method, n_jobs
         As in :func:`near_duplicates`.
     out : str, optional
         With a DataFrame: return the frame with the labels added as column ``out``.
@@ -230,6 +236,11 @@ def clusters(
     dask Series or DataFrame
         ``Int64`` labels named ``"cluster"``, partitioned and indexed like ``data``;
         ``<NA>`` for missing fingerprints. With ``out``, ``data`` with that column.
+
+    Raises
+    ------
+    TypeError
+        If ``out=`` is given for a Series (it names a column to add to a DataFrame).
 
     Notes
     -----
@@ -249,9 +260,10 @@ def clusters(
     """
     if out is not None and not isinstance(data, dd.DataFrame):
         raise TypeError("out= names a column to add to a DataFrame; this is a Series")
+    search = {"similarity": similarity, "recall": recall, "random_state": random_state}
     inp = prepare(data, column, options, n_jobs, aligned=True)
     inp, scan, stars = _components_stars(inp, k, blocks, npartitions, shuffle_method,
-                                         max_rounds, n_jobs)
+                                         max_rounds, n_jobs, search)
     routed = _route(stars, "v", scan.offsets, shuffle_method)
     meta = pd.Series(pd.array([], dtype="Int64"), name="cluster")
     if out is None:
@@ -264,9 +276,12 @@ def clusters(
 
 def dedupe(
     data,
-    k: int = 3,
+    k: int | None = None,
     keep="first",
     *,
+    similarity: float | None = None,
+    recall: float | None = None,
+    random_state: int | None = 0,
     column: str | None = None,
     blocks: int | None = None,
     npartitions: int | None = None,
@@ -284,17 +299,25 @@ def dedupe(
     ----------
     data : dask Series or DataFrame
         Fingerprints or text (a DataFrame keeps all its columns).
-    k : int, default 3
+    k : int, optional
+        As in :func:`clusters`.
     keep : {"first", "last", False}
         Keep the first row of each cluster (in global row order), the last, or
         (``False``) only rows with no near duplicate at all.
-    column, blocks, npartitions, shuffle_method, max_rounds, n_jobs, **options
+    similarity, recall, random_state, column, blocks, npartitions, shuffle_method, max_rounds
+        As in :func:`clusters`.
+    n_jobs, **options
         As in :func:`clusters`.
 
     Returns
     -------
     dask Series or DataFrame
         ``data``'s rows that stay, in their partitions.
+
+    Raises
+    ------
+    ValueError
+        If ``keep`` is not "first", "last" or False.
 
     Examples
     --------
@@ -306,9 +329,10 @@ def dedupe(
     """
     if not (keep is False or (isinstance(keep, str) and keep in ("first", "last"))):
         raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
+    search = {"similarity": similarity, "recall": recall, "random_state": random_state}
     inp = prepare(data, column, options, n_jobs, aligned=True)
     inp, scan, stars = _components_stars(inp, k, blocks, npartitions, shuffle_method,
-                                         max_rounds, n_jobs)
+                                         max_rounds, n_jobs, search)
     routed = _route(_drops(stars, keep, shuffle_method), "row", scan.offsets, shuffle_method)
     return dd.map_partitions(_keep_part, data, routed, scan.offsets, meta=data._meta,
                              align_dataframes=False, enforce_metadata=False)

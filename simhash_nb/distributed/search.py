@@ -11,12 +11,14 @@ import pandas as pd
 
 from .. import _frames
 from .._core.parallel import threads
-from .._core.search.design import check_blocks, table_design
+from .._core.search.dense import dense_search
+from .._core.search.design import check_blocks, check_recall, table_design
 from .._core.search.engine import TooManyPairsError, table_search
+from .._core.search.families import TableFamily, sampled
 from .._core.search.groups import expand_pairs, group_identical, identical_rows
 from .._core.search.layout import Layout, Work, table_count
+from .._core.similarity import resolve_k
 from .._core.spec import SpecMismatchError, check_compatible
-from .._core.validation import check_k
 from .._kernels.unionfind import components as _components
 from ..config import config
 from .input import Input, Scan, check_dask, prepare, row_base, scan_input, task_threads
@@ -130,7 +132,16 @@ def _one_table(layout: Layout, t: int) -> Layout:
     return dataclasses.replace(layout, **changes)
 
 
-def _table_pairs(fps: np.ndarray, layout: Layout, t: int, k: int, limit: int, expand: bool):
+def _search_one(fps, n_left, tables, t: int, k: int, wa, wb, limit: int, work):
+    """Pairs owned by table ``t`` among ``fps``: packed pigeonhole tables (a
+    :class:`Layout`) or a family of dense ones (sampled tables, ``recall < 1``)."""
+    if isinstance(tables, TableFamily):
+        return dense_search(np.ascontiguousarray(fps), n_left, tables, k, wa, wb, limit,
+                            tables=np.array([t], dtype=np.int64))
+    return table_search(fps, n_left, _one_table(tables, t), k, wa, wb, limit, work)
+
+
+def _table_pairs(fps: np.ndarray, layout, t: int, k: int, limit: int, expand: bool):
     """Pairs owned by table ``t`` among rows sharing its keys (local row numbers).
 
     ``expand``: every pair of rows (as :func:`simhash_nb.near_duplicates` lists them);
@@ -149,7 +160,7 @@ def _table_pairs(fps: np.ndarray, layout: Layout, t: int, k: int, limit: int, ex
         raise _too_many(identical, limit)
     if ua.shape[0] >= 2:
         w = ga.weights() if expand else np.empty(0, np.int64)
-        got = table_search(ua, -1, _one_table(layout, t), k, w, w, limit - identical, work)
+        got = _search_one(ua, -1, layout, t, k, w, w, limit - identical, work)
         if got.over:
             raise _too_many(got.weighted + identical, limit)
         u, v, d = got.result()
@@ -172,15 +183,15 @@ def _table_pairs(fps: np.ndarray, layout: Layout, t: int, k: int, limit: int, ex
     return i, j, d
 
 
-def _cross_table_pairs(fa: np.ndarray, fb: np.ndarray, layout: Layout, t: int, k: int,
+def _cross_table_pairs(fa: np.ndarray, fb: np.ndarray, layout, t: int, k: int,
                        limit: int):
     """Pairs (row of ``fa``, row of ``fb``) owned by table ``t``, as in a cross join."""
     work = Work(fa.shape[0] + fb.shape[0])
     ga, gb = group_identical(fa, work), group_identical(fb, work)
     ua, ub = ga.distinct(fa), gb.distinct(fb)
     both = np.concatenate([ua, ub])
-    got = table_search(both, ua.shape[0], _one_table(layout, t), k, ga.weights(),
-                        gb.weights(), limit, work.fit(both.shape[0]))
+    got = _search_one(both, ua.shape[0], layout, t, k, ga.weights(), gb.weights(), limit,
+                      work.fit(both.shape[0]))
     if got.over:
         raise _too_many(got.weighted, limit)
     return expand_pairs(*got.result(), ga, gb, False)
@@ -203,7 +214,7 @@ def _pairs_meta(label_dtype) -> pd.DataFrame:
                          "distance": np.empty(0, np.uint8)})
 
 
-def _search_part(df: pd.DataFrame, layout: Layout, k: int, mode: str, limit: int,
+def _search_part(df: pd.DataFrame, layout, bits: int, k: int, mode: str, limit: int,
                  n_jobs, label_dtype) -> pd.DataFrame:
     """Verify the candidates of one shuffled partition, table by table.
 
@@ -214,8 +225,7 @@ def _search_part(df: pd.DataFrame, layout: Layout, k: int, mode: str, limit: int
     row = df["row"].to_numpy()
     order_rows = np.argsort(table, kind="stable")  # radix sort of uint16
     table, row = table[order_rows], row[order_rows]
-    words = np.stack([df[f"w{w}"].to_numpy()[order_rows] for w in range(layout.bits // 64)],
-                     axis=1)
+    words = np.stack([df[f"w{w}"].to_numpy()[order_rows] for w in range(bits // 64)], axis=1)
     side = df["side"].to_numpy()[order_rows] if mode == "cross" else None
     bounds = np.flatnonzero(np.diff(table)) + 1
     starts = np.concatenate(([0], bounds)).astype(np.int64)
@@ -263,23 +273,34 @@ def _search_part(df: pd.DataFrame, layout: Layout, k: int, mode: str, limit: int
 
 def search_tables(inp: Input, scan: Scan, k: int, blocks: int | None, mode: str, *,
             labels: bool = False, npartitions=None, max_pairs=None, shuffle_method=None,
-            n_jobs=None, against: tuple[Input, Scan] | None = None):
+            n_jobs=None, against: tuple[Input, Scan] | None = None, recall=None,
+            random_state=0):
     """The shuffled table search as a lazy Dask DataFrame (pairs, or star edges).
 
     With ``against`` (mode ``"cross"``) the records of both collections are shuffled
     together, tagged with their side, and only pairs across the sides are verified.
+    With ``recall < 1`` the tables are sampled ones (the single-machine design for
+    that recall, seeded by ``random_state``), verified as dense tables.
     """
     bits = inp.bits
     sides = [(inp, scan)] if against is None else [(inp, scan), against]
-    if against is None:
-        design = _design_blocks(max(scan.n_valid, 2), k, bits, blocks)
+    recall = check_recall(recall)
+    if recall < 1.0:
+        n_against = None if against is None else max(against[1].n_valid, 1)
+        d = table_design(max(scan.n_valid, 2), k, bits, recall=recall, method="sampling",
+                         n_against=n_against)
+        layout = sampled(bits, d.key_bits, d.tables, random_state)
+        key_masks = np.ascontiguousarray(layout.masks[:, : bits // 64])
     else:
-        design = _design_blocks(max(scan.n_valid, 1), k, bits, blocks,
-                                n_against=max(against[1].n_valid, 1))
-    layout = Layout.make(bits, k, design)
+        if against is None:
+            design = _design_blocks(max(scan.n_valid, 2), k, bits, blocks)
+        else:
+            design = _design_blocks(max(scan.n_valid, 1), k, bits, blocks,
+                                    n_against=max(against[1].n_valid, 1))
+        layout = Layout.make(bits, k, design)
+        key_masks = np.stack([np.bitwise_or.reduce(layout.block_masks[sel], axis=0)
+                              for sel in layout.sels])
     label_dtype = inp.fps._meta.index.dtype if labels else None
-    key_masks = np.stack([np.bitwise_or.reduce(layout.block_masks[sel], axis=0)
-                          for sel in layout.sels])
     # each task emits as many tables as fit in about `rows` records
     rows = max(1, int(config["distributed_partition_rows"]))
     emitted = []
@@ -306,7 +327,7 @@ def search_tables(inp: Input, scan: Scan, k: int, blocks: int | None, mode: str,
     limit = _NO_LIMIT if mode == "edges" else _max_pairs(max_pairs)
     meta = EDGE_META if mode == "edges" else _pairs_meta(label_dtype)
     return shuffled.map_partitions(
-        _search_part, layout, k, mode, limit, task_threads(n_jobs), label_dtype, meta=meta,
+        _search_part, layout, bits, k, mode, limit, task_threads(n_jobs), label_dtype, meta=meta,
         enforce_metadata=False,
     )
 
@@ -321,8 +342,11 @@ def _max_pairs(max_pairs) -> int:
 
 def near_duplicates(
     data,
-    k: int = 3,
+    k: int | None = None,
     *,
+    similarity: float | None = None,
+    recall: float | None = None,
+    random_state: int | None = 0,
     against=None,
     column: str | None = None,
     blocks: int | None = None,
@@ -345,8 +369,12 @@ def near_duplicates(
     data : dask Series or DataFrame
         Fingerprints (``UInt64`` / ``uint64`` / ``binary[16][pyarrow]``), or text to
         fingerprint with ``**options``.
-    k : int, default 3
-        Largest distance reported (inclusive).
+    k : int, optional
+        Largest distance reported (inclusive); default from ``similarity``.
+    similarity, recall, random_state
+        As in :func:`simhash_nb.near_duplicates`: ``k`` from a Jaccard similarity
+        (default 0.7: 12 of 64 bits, 25 of 128), and sampled tables that find a pair
+        at distance ``k`` with probability ``>= recall`` (seeded).
     against : dask Series or DataFrame, optional
         A second collection, of the same kind (fingerprints of the same width, or text
         fingerprinted with the same options; ``column`` applies to both): then only
@@ -427,14 +455,15 @@ def near_duplicates(
                 ".set_index(...) or use ids='position' (global row positions)"
             )
     inp = prepare(data, column, options, n_jobs)
-    k = check_k(k, inp.bits)
+    k = resolve_k(k, similarity, inp.bits)
     scan = scan_input(inp, check_index=ids == "index")
     other = None
     if against is not None:
         other = _against(inp, scan, against, column, options, n_jobs, ids == "index")
     return search_tables(inp, scan, k, blocks, "cross" if other else "pairs",
                    labels=ids == "index", npartitions=npartitions, max_pairs=max_pairs,
-                   shuffle_method=shuffle_method, n_jobs=n_jobs, against=other)
+                   shuffle_method=shuffle_method, n_jobs=n_jobs, against=other,
+                   recall=recall, random_state=random_state)
 
 
 def _against(inp: Input, scan: Scan, against, column, options, n_jobs, labels: bool):
