@@ -55,8 +55,8 @@ _DEFAULTS: dict[str, Any] = {
     "search_cost_brute": 0.85e-9,
     # Dense tables: per row per table (hash, two radix passes moving the fingerprint,
     # scan), per candidate pair (a streamed, vectorised popcount).
-    "search_cost_dense_row": 8e-9,
-    "search_cost_dense_candidate": 0.5e-9,
+    "search_cost_dense_row": 16e-9,
+    "search_cost_dense_candidate": 0.6e-9,
     # The cost model picks dense over packed pigeonhole tables only when this many times
     # cheaper (packed tables also refine big runs of near-identical fingerprints).
     "search_dense_preference": 2.0,

@@ -4,13 +4,14 @@ A table is defined by a *key mask* (``uint64[2]``; the second word is 0 for 64-b
 fingerprints): two fingerprints share the table's key when they agree on every bit of
 the mask. Each table sorts *entries* ``(hash << 32 | row, fingerprint)`` by a
 ``sort_bits``-bit multiply-shift hash of the masked fingerprint (Dietzfelbinger's
-universal hashing: equal keys always hash alike, distinct keys collide with
-probability about ``2 / 2**sort_bits``), with a two-pass LSD radix sort that moves
-the fingerprints along. Rows sharing a hash form a *run*; every pair of a run is a
-candidate, verified by the popcount of the two carried fingerprints, so verification
-streams through memory and vectorises (AVX2 / AVX-512 ``vpopcntq``) instead of reading
-two random rows per candidate. That is what makes many tables with short keys — the
-pigeonhole design at large ``k``, and bit-sampling LSH — affordable.
+universal hashing: equal keys always hash alike, distinct keys collide with probability
+about ``2 / 2**sort_bits``): one partition pass on the top bits of the hash moves the
+fingerprints along into cache-sized groups, and each group is sorted on the remaining
+bits and scanned while it is in cache. Rows sharing a hash form a *run*; every pair of a
+run is a candidate, verified by the popcount of the two carried fingerprints, so
+verification streams through cache and vectorises (AVX2 / AVX-512 ``vpopcntq``) instead
+of reading two random rows per candidate. That is what makes many tables with short keys
+— the pigeonhole design at large ``k``, and bit-sampling LSH — affordable.
 
 A pair found by several tables is reported once, by its *owner*:
 
@@ -55,68 +56,101 @@ def owner(d0, d1, t, masks, block_masks, sels):
     return False
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _hash(fps, i, words, m0, m1, a0, a1, shift):
+    if words == 1:
+        return ((fps[i, 0] & m0) * a0) >> shift
+    return ((fps[i, 0] & m0) * a0 + (fps[i, 1] & m1) * a1) >> shift
+
+
 @njit(cache=True, nogil=True)
-def sort_entries(fps, mask, mult, sort_bits, kr, fp, kr_tmp, fp_tmp, h_lo, h_hi):
-    """Entries of one table into ``kr``/``fp``, sorted (stably, so rows ascend within a
-    run) by the ``sort_bits``-bit hash of the masked fingerprint."""
+def partition_entries(fps, mask, mult, sort_bits, top_bits, kr, fp, counts, bounds):
+    """First (MSD) pass of one table: entries ``(hash << 32 | row, fingerprint)`` into
+    ``kr``/``fp``, grouped by the top ``top_bits`` of the ``sort_bits``-bit hash of the
+    masked fingerprint (rows ascending within a group). ``bounds[d]`` is where group
+    ``d`` starts (``bounds[2**top_bits] = n``)."""
     n = fps.shape[0]
     words = fps.shape[1]
     shift = np.uint64(64 - sort_bits)
-    lo_bits = sort_bits // 2
-    n_lo = 1 << lo_bits
-    n_hi = 1 << (sort_bits - lo_bits)
-    lo_mask = np.uint64(n_lo - 1)
-    hi_shift = np.uint64(32 + lo_bits)
-    h_lo[:n_lo] = 0
-    h_hi[:n_hi] = 0
+    low = np.uint64(sort_bits - top_bits)
+    n_top = 1 << top_bits
     m0 = mask[0]
     m1 = mask[1]
     a0 = mult[0]
     a1 = mult[1]
-    if words == 1:
-        for i in range(n):
-            h = ((fps[i, 0] & m0) * a0) >> shift
-            kr[i] = (h << _S32) | np.uint64(i)
-            h_lo[h & lo_mask] += 1
-            h_hi[h >> np.uint64(lo_bits)] += 1
-    else:
-        for i in range(n):
-            h = ((fps[i, 0] & m0) * a0 + (fps[i, 1] & m1) * a1) >> shift
-            kr[i] = (h << _S32) | np.uint64(i)
-            h_lo[h & lo_mask] += 1
-            h_hi[h >> np.uint64(lo_bits)] += 1
+    counts[:n_top] = 0
+    for i in range(n):
+        counts[_hash(fps, i, words, m0, m1, a0, a1, shift) >> low] += 1
     total = 0
-    for d in range(n_lo):
-        c = h_lo[d]
-        h_lo[d] = total
+    for d in range(n_top):
+        bounds[d] = total
+        c = counts[d]
+        counts[d] = total
         total += c
-    total = 0
-    for d in range(n_hi):
-        c = h_hi[d]
-        h_hi[d] = total
-        total += c
-    for i in range(n):  # by the low digit; fingerprints gathered in row order
-        w = kr[i]
-        d = (w >> _S32) & lo_mask
-        p = h_lo[d]
-        h_lo[d] = p + 1
-        kr_tmp[p] = w
+    bounds[n_top] = total
+    for i in range(n):
+        h = _hash(fps, i, words, m0, m1, a0, a1, shift)
+        d = h >> low
+        p = counts[d]
+        counts[d] = p + 1
+        kr[p] = (h << _S32) | np.uint64(i)
         for x in range(words):
-            fp_tmp[p, x] = fps[i, x]
-    for i in range(n):  # by the high digit
-        w = kr_tmp[i]
-        d = w >> hi_shift
-        p = h_hi[d]
-        h_hi[d] = p + 1
-        kr[p] = w
-        for x in range(words):
-            fp[p, x] = fp_tmp[i, x]
+            fp[p, x] = fps[i, x]
 
 
 @njit(cache=True, nogil=True)
-def scan_entries(kr, fp, k, t, n_left, masks, block_masks, sels, wa, wb,
+def sort_group(kr, fp, s, e, low_bits, kr_tmp, fp_tmp, counts):
+    """Sort entries ``[s, e)`` (one group, in cache) stably by the low ``low_bits`` of
+    their hash: insertion sort when short, else a counting sort through the scratch."""
+    words = fp.shape[1]
+    m = e - s
+    if m < 2 or low_bits == 0:
+        return
+    lmask = (np.uint64(1) << np.uint64(low_bits)) - np.uint64(1)
+    if m <= 48:
+        for x in range(s + 1, e):
+            v = kr[x]
+            kv = (v >> _S32) & lmask
+            f0 = fp[x, 0]
+            f1 = fp[x, words - 1]
+            y = x - 1
+            while y >= s and ((kr[y] >> _S32) & lmask) > kv:
+                kr[y + 1] = kr[y]
+                for w in range(words):
+                    fp[y + 1, w] = fp[y, w]
+                y -= 1
+            kr[y + 1] = v
+            fp[y + 1, 0] = f0
+            fp[y + 1, words - 1] = f1
+        return
+    n_low = 1 << low_bits
+    counts[:n_low] = 0
+    for x in range(s, e):
+        counts[(kr[x] >> _S32) & lmask] += 1
+    total = s
+    for d in range(n_low):
+        c = counts[d]
+        counts[d] = total
+        total += c
+    for x in range(s, e):
+        v = kr[x]
+        d = (v >> _S32) & lmask
+        p = counts[d]
+        counts[d] = p + 1
+        kr_tmp[p] = v
+        for w in range(words):
+            fp_tmp[p, w] = fp[x, w]
+    for x in range(s, e):
+        kr[x] = kr_tmp[x]
+        for w in range(words):
+            fp[x, w] = fp_tmp[x, w]
+
+
+@njit(cache=True, nogil=True)
+def scan_entries(kr, fp, lo, hi, k, t, n_left, masks, block_masks, sels, wa, wb,
                  left, right, dist, base, room):
-    """Verify every run of one sorted table; write the pairs table ``t`` owns into
+    """Verify every run of the sorted entries ``[lo, hi)`` of one table (runs do not
+    cross ``hi``); write the pairs table ``t`` owns into
     ``left/right/dist[base : base + room]``.
 
     Self-join when ``n_left < 0``; otherwise rows below ``n_left`` are the left set and
@@ -124,7 +158,7 @@ def scan_entries(kr, fp, k, t, n_left, masks, block_masks, sels, wa, wb,
     on past ``room``. Returns ``(count, weighted)``: ``weighted`` sums
     ``wa[i] * wb[j]`` (an empty weight array counts 1 per row).
     """
-    n = kr.shape[0]
+    n = hi
     words = fp.shape[1]
     kk = np.uint64(k)
     weigh_a = wa.shape[0] > 0
@@ -132,7 +166,7 @@ def scan_entries(kr, fp, k, t, n_left, masks, block_masks, sels, wa, wb,
     zero = np.uint64(0)
     c = 0
     wsum = 0
-    s = 0
+    s = lo
     while s < n:
         key = kr[s] >> _S32
         e = s + 1
@@ -199,16 +233,31 @@ def search_dense(fps, n_left, tables, masks, mults, sort_bits, block_masks, sels
     counts = np.zeros(n_w, dtype=np.int64)
     weighted = np.zeros(n_w, dtype=np.int64)
     start = np.full(n_w, -1, dtype=np.int64)
+    top_bits = min(sort_bits, 11)
+    low_bits = sort_bits - top_bits
+    n_top = 1 << top_bits
     for th in prange(n_threads):
         used = 0
         full = False
+        bounds = np.empty(n_top + 1, dtype=np.int64)
         for w in range(th, n_w, n_threads):
             t = tables[w]
-            sort_entries(fps, masks[t], mults[t], sort_bits, kr[th], fp[th], kr_tmp[th],
-                         fp_tmp[th], h_lo[th], h_hi[th])
+            partition_entries(fps, masks[t], mults[t], sort_bits, top_bits, kr[th], fp[th],
+                              h_hi[th], bounds)
             room = 0 if full else cap - used
-            c, ws = scan_entries(kr[th], fp[th], k, t, n_left, masks, block_masks, sels, wa,
-                                 wb, left, right, dist, th * cap + used, room)
+            c = 0
+            ws = 0
+            for d in range(n_top):
+                s0 = bounds[d]
+                e0 = bounds[d + 1]
+                if e0 - s0 < 2:
+                    continue
+                sort_group(kr[th], fp[th], s0, e0, low_bits, kr_tmp[th], fp_tmp[th], h_lo[th])
+                cd, wd = scan_entries(kr[th], fp[th], s0, e0, k, t, n_left, masks, block_masks,
+                                      sels, wa, wb, left, right, dist, th * cap + used + c,
+                                      max(0, room - c))
+                c += cd
+                ws += wd
             counts[w] = c
             weighted[w] = ws
             if not full and c <= room:

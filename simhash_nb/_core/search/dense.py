@@ -12,13 +12,14 @@ from ...config import config
 from .collector import Collector
 from .families import TableFamily
 
-_HIST = 1 << 12  # radix digits of at most 12 bits: sort keys of at most 24 bits
+_HIST = 1 << 11  # radix digits of at most 11 bits: sort keys of at most 22 bits
 
 
 def sort_bits_for(n_rows: int) -> int:
     """Bits of the hashed sort key: a few more than log2(rows), so hash collisions
-    between distinct keys add few candidates; at most 24 (two 12-bit radix digits)."""
-    return int(min(24, max(2, (max(n_rows, 2) - 1).bit_length() + 2)))
+    between distinct keys add few candidates; at most 22 (an 11-bit partition, then an
+    in-cache sort of each group on at most 11 more)."""
+    return int(min(22, max(2, (max(n_rows, 2) - 1).bit_length() + 2)))
 
 
 class DenseWork:

@@ -8,6 +8,7 @@ import numbers
 
 from ...config import config
 from ..similarity import resolve_k
+from .dense import sort_bits_for
 from .families import sampled_recall, tables_for_recall
 from .layout import key_bits_for, row_bits_for, table_count, top_bits
 
@@ -152,7 +153,7 @@ def dense_cost(n_rows: int, n_pairs: float, bits: int, k: int, blocks: int):
     """(cost, candidates, narrowest key) of the dense pigeonhole search."""
     base, extra = divmod(bits, blocks)
     keep = blocks - k
-    collide = 2.0 ** -dense_sort_bits(n_rows)
+    collide = 2.0 ** -sort_bits_for(n_rows)
     candidates = 0.0
     for x in range(max(0, keep - (blocks - extra)), min(extra, keep) + 1):
         count = math.comb(extra, x) * math.comb(blocks - extra, keep - x)
@@ -160,11 +161,6 @@ def dense_cost(n_rows: int, n_pairs: float, bits: int, k: int, blocks: int):
     tables = table_count(blocks, k)
     cost = tables * dense_rows_cost(n_rows) + candidates * config["search_cost_dense_candidate"]
     return cost, candidates, keep * base + max(0, keep - (blocks - extra))
-
-
-def dense_sort_bits(n_rows: int) -> int:
-    """Bits of the dense tables' hashed sort key (see ``dense.sort_bits_for``)."""
-    return int(min(24, max(2, (max(n_rows, 2) - 1).bit_length() + 2)))
 
 
 def best_dense(n_rows: int, n_pairs: float, k: int, bits: int) -> TableDesign | None:
@@ -187,7 +183,7 @@ def best_sampling(n_rows: int, n_pairs: float, k: int, bits: int,
     probability ``>= recall``: over the sampled bits ``r``, ``L`` from
     :func:`~simhash_nb._core.search.families.tables_for_recall`."""
     best = None
-    collide = 2.0 ** -dense_sort_bits(n_rows)
+    collide = 2.0 ** -sort_bits_for(n_rows)
     for r in range(1, min(bits - k, 48) + 1):
         tables = tables_for_recall(bits, k, r, recall)
         if tables > config["max_tables"]:
