@@ -39,9 +39,10 @@ import json
 import numbers
 import os
 import tempfile
+import threading
 import zipfile
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -122,12 +123,13 @@ class Matches:
 
 
 class _Run:
-    """Tables and sorted ids over the slots ``[lo, hi)``."""
+    """Tables and sorted ids over the slots ``[lo, hi)`` of ``slot_fps`` and ``slot_ids``."""
 
-    def __init__(self, index: SimhashIndex, lo: int, hi: int):
+    def __init__(self, index: SimhashIndex, slot_fps: np.ndarray, slot_ids: np.ndarray,
+                 lo: int, hi: int):
         self.lo, self.hi = lo, hi
         m = hi - lo
-        fps = index._fps[lo:hi]
+        fps = slot_fps[lo:hi]
         blocks = index.blocks or _best_tables(m, _pair_count(m, None), index.k, index.bits).blocks
         self.layout = _Layout.make(index.bits, index.k, blocks)
         self.plan = self.layout.plan(m)
@@ -143,7 +145,7 @@ class _Run:
                     _top_bits(m), config["radix_local_bits"], numba.get_num_threads(),
                     self.tabs[t], tmp,
                 )
-        ids = index._ids[lo:hi]
+        ids = slot_ids[lo:hi]
         order = np.argsort(ids, kind="stable")
         self.id_sorted = ids[order]
         self.id_slot = order.astype(np.int64) + lo
@@ -151,6 +153,23 @@ class _Run:
     @property
     def size(self) -> int:
         return self.hi - self.lo
+
+
+class _State(NamedTuple):
+    """One consistent version of an index's contents, never changed once published.
+
+    ``fps``, ``ids`` and ``alive`` have room for more slots than ``total``; a writer
+    may fill slots at ``total`` and beyond (no published state reads them) but copies
+    ``alive`` before clearing flags of slots below ``total``.
+    """
+
+    fps: np.ndarray
+    ids: np.ndarray
+    alive: np.ndarray
+    total: int  # slots in use
+    live: int
+    next_id: int
+    runs: tuple[_Run, ...]
 
 
 class SimhashIndex:
@@ -173,6 +192,15 @@ class SimhashIndex:
 
     Notes
     -----
+    Thread safety: any number of threads may call :meth:`query`, :meth:`save`,
+    ``len``, ``in``, :attr:`ids` and :attr:`fingerprints` while one or more others call
+    :meth:`add` and :meth:`remove`. Readers never block: each call works on the
+    version of the index that was current when it started, and sees every batch
+    added or removed before that, and none of one still in progress. Writers are
+    serialised by a lock, and each publishes its batch as one atomic swap (copy on
+    write), so a concurrent query never sees a half-merged run or a half-removed
+    batch.
+
     Memory is about ``8 * (words + 2 + tables)`` bytes per fingerprint (10 tables for
     ``k = 3`` at a million fingerprints). See the module documentation for the
     layout and the file format.
@@ -213,19 +241,27 @@ class SimhashIndex:
         self.spec = spec
         self.blocks = None if blocks is None else _check_blocks(blocks, self.k, self.bits)
         self.n_jobs = n_jobs
+        self._lock = threading.RLock()  # serialises writers; readers take self._state
+        self._state = self._empty_state()
+
+    def _empty_state(self, next_id: int = 0) -> _State:
         words = self.bits // 64
-        self._fps = np.empty((0, words), dtype=np.uint64)
-        self._ids = np.empty(0, dtype=np.int64)
-        self._alive = np.empty(0, dtype=np.bool_)
-        self._total = 0  # slots in use
-        self._live = 0
-        self._next_id = 0
-        self._runs: list[_Run] = []
+        return _State(np.empty((0, words), dtype=np.uint64), np.empty(0, dtype=np.int64),
+                      np.empty(0, dtype=np.bool_), 0, 0, next_id, ())
+
+    # read-only views of the current state
+    _fps = property(lambda self: self._state.fps)
+    _ids = property(lambda self: self._state.ids)
+    _alive = property(lambda self: self._state.alive)
+    _total = property(lambda self: self._state.total)
+    _live = property(lambda self: self._state.live)
+    _next_id = property(lambda self: self._state.next_id)
+    _runs = property(lambda self: self._state.runs)
 
     # --- basics --------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return self._live
+        return self._state.live
 
     def __contains__(self, id_: object) -> bool:
         if isinstance(id_, bool) or not isinstance(id_, numbers.Integral):
@@ -243,12 +279,14 @@ class SimhashIndex:
     @property
     def ids(self) -> np.ndarray:
         """Ids of the indexed fingerprints, in insertion order."""
-        return self._ids[: self._total][self._alive[: self._total]]
+        st = self._state
+        return st.ids[: st.total][st.alive[: st.total]]
 
     @property
     def fingerprints(self) -> np.ndarray:
         """The indexed fingerprints, in insertion order (aligned with :attr:`ids`)."""
-        fps = self._fps[: self._total][self._alive[: self._total]]
+        st = self._state
+        fps = st.fps[: st.total][st.alive[: st.total]]
         return fps[:, 0].copy() if self.bits == 64 else fps
 
     # --- checks --------------------------------------------------------------------------
@@ -265,9 +303,9 @@ class SimhashIndex:
             )
         return as_words(a)
 
-    def _check_ids(self, ids: Any, n: int) -> np.ndarray:
+    def _check_ids(self, ids: Any, n: int, st: _State) -> np.ndarray:
         if ids is None:
-            return np.arange(self._next_id, self._next_id + n, dtype=np.int64)
+            return np.arange(st.next_id, st.next_id + n, dtype=np.int64)
         arr = np.asarray(ids)
         if arr.ndim != 1:
             raise ValueError(f"ids must be one-dimensional, got shape {arr.shape}")
@@ -284,17 +322,18 @@ class SimhashIndex:
         dup = sorted_ids[1:][sorted_ids[1:] == sorted_ids[:-1]]
         if dup.size:
             raise ValueError(f"ids are duplicated within the batch: {np.unique(dup)[:10].tolist()}")
-        present = arr[self._slots_of(arr) >= 0]
+        present = arr[self._slots_of(arr, st) >= 0]
         if present.size:
             raise ValueError(f"ids already in the index: {np.sort(present)[:10].tolist()}")
         return arr
 
-    def _slots_of(self, ids: np.ndarray) -> np.ndarray:
-        """Live slot of each id, or -1."""
+    def _slots_of(self, ids: np.ndarray, st: _State | None = None) -> np.ndarray:
+        """Live slot of each id in state ``st`` (default: the current one), or -1."""
+        st = self._state if st is None else st
         out = np.full(ids.shape[0], -1, dtype=np.int64)
         with _threads_for(ids.shape[0]):
-            for run in self._runs:
-                _tk.lookup_ids(run.id_sorted, run.id_slot, self._alive, ids, out)
+            for run in st.runs:
+                _tk.lookup_ids(run.id_sorted, run.id_slot, st.alive, ids, out)
         return out
 
     # --- add / remove --------------------------------------------------------------------
@@ -313,38 +352,41 @@ class SimhashIndex:
         """
         a = self._check_fps(fps, spec, "fps")
         n = a.shape[0]
-        with threads(self.n_jobs):
-            ids = self._check_ids(ids, n)
+        with self._lock, threads(self.n_jobs):
+            st = self._state
+            ids = self._check_ids(ids, n, st)
             if n == 0:
                 return
-            self._append(a, ids)
-            self._runs.append(_Run(self, self._total - n, self._total))
+            st = self._append(st, a, ids)
+            runs = [*st.runs, _Run(self, st.fps, st.ids, st.total - n, st.total)]
             factor = config["index_merge_factor"]
-            while len(self._runs) >= 2 and self._runs[-2].size <= factor * self._runs[-1].size:
-                b = self._runs.pop()
-                a_run = self._runs.pop()
-                self._runs.append(_Run(self, a_run.lo, b.hi))
-        self._next_id = max(self._next_id, int(ids.max()) + 1)
+            while len(runs) >= 2 and runs[-2].size <= factor * runs[-1].size:
+                b = runs.pop()
+                a_run = runs.pop()
+                runs.append(_Run(self, st.fps, st.ids, a_run.lo, b.hi))
+            next_id = max(st.next_id, int(ids.max()) + 1)
+            self._state = st._replace(runs=tuple(runs), next_id=next_id)  # publish
 
-    def _append(self, fps: np.ndarray, ids: np.ndarray) -> None:
+    @staticmethod
+    def _append(st: _State, fps: np.ndarray, ids: np.ndarray) -> _State:
+        """``st`` with the slots of a batch filled (its runs not yet covering them)."""
         n = fps.shape[0]
-        need = self._total + n
-        if need > self._fps.shape[0]:
-            cap = max(need, 2 * self._fps.shape[0], 1024)
-            grown = np.empty((cap, fps.shape[1]), dtype=np.uint64)
-            grown[: self._total] = self._fps[: self._total]
-            self._fps = grown
-            ids_grown = np.empty(cap, dtype=np.int64)
-            ids_grown[: self._total] = self._ids[: self._total]
-            self._ids = ids_grown
+        need = st.total + n
+        slot_fps, slot_ids, alive = st.fps, st.ids, st.alive
+        if need > slot_fps.shape[0]:
+            cap = max(need, 2 * slot_fps.shape[0], 1024)
+            slot_fps = np.empty((cap, fps.shape[1]), dtype=np.uint64)
+            slot_fps[: st.total] = st.fps[: st.total]
+            slot_ids = np.empty(cap, dtype=np.int64)
+            slot_ids[: st.total] = st.ids[: st.total]
             alive = np.zeros(cap, dtype=np.bool_)
-            alive[: self._total] = self._alive[: self._total]
-            self._alive = alive
-        self._fps[self._total : need] = fps
-        self._ids[self._total : need] = ids
-        self._alive[self._total : need] = True
-        self._total = need
-        self._live += n
+            alive[: st.total] = st.alive[: st.total]
+        # slots from st.total on are read by no published state
+        slot_fps[st.total : need] = fps
+        slot_ids[st.total : need] = ids
+        alive[st.total : need] = True
+        return st._replace(fps=slot_fps, ids=slot_ids, alive=alive, total=need,
+                           live=st.live + n)
 
     def remove(self, ids: Any) -> None:
         """Remove fingerprints by id.
@@ -362,29 +404,28 @@ class SimhashIndex:
         if arr.dtype.kind == "u" and arr.max() >= 2**63:
             raise KeyError(f"ids not in the index: {arr[arr >= 2**63][:10].tolist()}")
         arr = arr.astype(np.int64)
-        with threads(self.n_jobs):
-            slots = self._slots_of(arr)
-        missing = arr[slots < 0]
-        if missing.size:
-            raise KeyError(f"ids not in the index: {missing[:10].tolist()}")
-        self._alive[slots] = False
-        self._live -= int(slots.shape[0])
-        if self._total - self._live > config["index_compact_fraction"] * self._total:
-            self._compact()
+        with self._lock, threads(self.n_jobs):
+            st = self._state
+            slots = self._slots_of(arr, st)
+            missing = arr[slots < 0]
+            if missing.size:
+                raise KeyError(f"ids not in the index: {missing[:10].tolist()}")
+            alive = st.alive.copy()  # published states keep their flags
+            alive[slots] = False
+            st = st._replace(alive=alive, live=st.live - int(slots.shape[0]))
+            if st.total - st.live > config["index_compact_fraction"] * st.total:
+                st = self._compact(st)
+            self._state = st  # publish
 
-    def _compact(self) -> None:
-        """Rebuild from the live slots only."""
-        keep = self._alive[: self._total]
-        fps, ids = self._fps[: self._total][keep], self._ids[: self._total][keep]
-        self._fps = np.empty((0, fps.shape[1]), dtype=np.uint64)
-        self._ids = np.empty(0, dtype=np.int64)
-        self._alive = np.empty(0, dtype=np.bool_)
-        self._total = self._live = 0
-        self._runs = []
+    def _compact(self, st: _State) -> _State:
+        """``st`` rebuilt from its live slots only (new arrays, new runs)."""
+        keep = st.alive[: st.total]
+        fps, ids = st.fps[: st.total][keep], st.ids[: st.total][keep]
+        new = self._empty_state(st.next_id)
         if fps.shape[0]:
-            with threads(self.n_jobs):
-                self._append(fps, ids)
-                self._runs.append(_Run(self, 0, self._total))
+            new = self._append(new, fps, ids)
+            new = new._replace(runs=(_Run(self, new.fps, new.ids, 0, new.total),))
+        return new
 
     # --- query ---------------------------------------------------------------------------
 
@@ -419,24 +460,25 @@ class SimhashIndex:
             )
         nq = q.shape[0]
         parts = []
+        st = self._state  # one consistent version for the whole query
         with threads(self.n_jobs), _threads_for(nq * 16):
             n_tasks = max(1, min(nq, numba.get_num_threads() * config["chunks_per_thread"]))
-            for run in self._runs:
+            for run in st.runs:
                 if nq:
-                    parts.append(self._query_run(run, q, k, n_tasks))
+                    parts.append(self._query_run(st, run, q, k, n_tasks))
         if parts:
             qi, slot, dist = (np.concatenate(x) for x in zip(*parts))
         else:
             qi, slot, dist = np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
-        ids = self._ids[slot]
+        ids = st.ids[slot]
         order = np.lexsort((ids, dist, qi))
         return Matches(qi[order], ids[order], dist[order], nq)
 
-    def _query_run(self, run: _Run, q: np.ndarray, k: int, n_tasks: int):
+    def _query_run(self, st: _State, run: _Run, q: np.ndarray, k: int, n_tasks: int):
         layout, plan = run.layout, run.plan
         cap = config["pairs_initial_capacity"]
         args = (
-            q, k, self._fps, run.lo, self._alive, run.tabs, plan.row_bits, layout.sels,
+            q, k, st.fps, run.lo, st.alive, run.tabs, plan.row_bits, layout.sels,
             layout.key_pieces, plan.extra_pieces, plan.hashed, plan.key_bits, plan.extra_bits,
             layout.block_masks, n_tasks,
         )
@@ -451,14 +493,14 @@ class SimhashIndex:
 
     # --- persistence ---------------------------------------------------------------------
 
-    def _header(self, count: int) -> dict[str, Any]:
+    def _header(self, count: int, next_id: int) -> dict[str, Any]:
         return {
             "format": FILE_FORMAT,
             "version": FILE_VERSION,
             "k": self.k,
             "bits": self.bits,
             "blocks": self.blocks,
-            "next_id": self._next_id,
+            "next_id": next_id,
             "count": count,
             "spec": None if self.spec is None else self.spec.to_dict(),
         }
@@ -470,10 +512,11 @@ class SimhashIndex:
         ``path`` only when complete, so a failed save leaves any previous file intact.
         """
         path = os.fspath(path)
-        keep = self._alive[: self._total]
-        fps = np.ascontiguousarray(self._fps[: self._total][keep], dtype="<u8")
-        ids = np.ascontiguousarray(self._ids[: self._total][keep], dtype="<i8")
-        header = self._header(int(ids.shape[0]))
+        st = self._state  # one consistent version, whatever writers do meanwhile
+        keep = st.alive[: st.total]
+        fps = np.ascontiguousarray(st.fps[: st.total][keep], dtype="<u8")
+        ids = np.ascontiguousarray(st.ids[: st.total][keep], dtype="<i8")
+        header = self._header(int(ids.shape[0]), st.next_id)
         header["sha256"] = _checksum(header, fps, ids)
         blob = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8)
         directory = os.path.dirname(os.path.abspath(path))
@@ -528,7 +571,8 @@ class SimhashIndex:
         if count:
             fps = fps.astype(np.uint64)
             index.add(fps if words == 2 else fps[:, 0], ids.astype(np.int64))
-        index._next_id = max(index._next_id, int(header["next_id"]))
+        st = index._state
+        index._state = st._replace(next_id=max(st.next_id, int(header["next_id"])))
         return index
 
 
