@@ -59,7 +59,7 @@ from .search import (
     _threads_for,
     _top_bits,
 )
-from .spec import FingerprintSpec, check_compatible
+from .spec import FingerprintSpec, SpecMismatchError, check_compatible
 
 __all__ = ["Matches", "SimhashIndex"]
 
@@ -183,7 +183,8 @@ class SimhashIndex:
         Fingerprint width; defaults to ``spec.bits``, else 64.
     spec : FingerprintSpec, optional
         How the fingerprints were made. When set, ``add``/``query`` calls that pass a
-        different ``spec`` are refused, and it is saved with the index.
+        different ``spec`` are refused, and it is saved with the index. An index made
+        without one adopts the spec of the first batch added with one.
     blocks : int, optional
         Blocks per fingerprint (``k < blocks <= bits``); by default each sorted run
         picks the cheapest design for its size (see :func:`simhash_nb.table_design`).
@@ -295,6 +296,11 @@ class SimhashIndex:
         if spec is not None and not isinstance(spec, FingerprintSpec):
             raise TypeError(f"spec must be a FingerprintSpec or None, got {type(spec).__name__}")
         check_compatible(self.spec, spec)
+        if spec is not None and spec.bits != self.bits:
+            raise SpecMismatchError(
+                f"spec is for {spec.bits}-bit fingerprints but this index holds "
+                f"{self.bits}-bit ones"
+            )
         a = as_fingerprints(fps, name)
         if bits_of(a) != self.bits:
             raise ValueError(
@@ -348,14 +354,19 @@ class SimhashIndex:
             One id per fingerprint, unique and not already in the index. By default
             the next ``n`` integers after the largest id given so far (0, 1, ...).
         spec : FingerprintSpec, optional
-            The spec of ``fps``; refused if it differs from the index's.
+            The spec of ``fps``; refused (:class:`~simhash_nb.SpecMismatchError`) if it
+            differs from the index's. An index without a spec adopts it: later batches
+            with another spec are refused, and :meth:`save` stores it.
         """
         a = self._check_fps(fps, spec, "fps")
         n = a.shape[0]
         with self._lock, threads(self.n_jobs):
+            check_compatible(self.spec, spec)  # again: another writer may have adopted one
             st = self._state
             ids = self._check_ids(ids, n, st)
             if n == 0:
+                if self.spec is None:
+                    self.spec = spec
                 return
             st = self._append(st, a, ids)
             runs = [*st.runs, _Run(self, st.fps, st.ids, st.total - n, st.total)]
@@ -365,6 +376,8 @@ class SimhashIndex:
                 a_run = runs.pop()
                 runs.append(_Run(self, st.fps, st.ids, a_run.lo, b.hi))
             next_id = max(st.next_id, int(ids.max()) + 1)
+            if self.spec is None and spec is not None:
+                self.spec = spec
             self._state = st._replace(runs=tuple(runs), next_id=next_id)  # publish
 
     @staticmethod
