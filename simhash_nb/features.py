@@ -9,7 +9,7 @@ import numpy as np
 
 from ._kernels import bitsums as _bk
 from ._kernels.shingles import MODE_CHAR, MODE_WORD
-from ._parallel import balanced_chunks, threads
+from ._parallel import balanced_chunks, deferred_interrupt, threads
 from ._text import text_buffers
 from ._unicode import word_classes
 from .spec import FingerprintSpec
@@ -171,7 +171,7 @@ def text_features(texts, spec: FingerprintSpec, n_jobs: int | None = None,
 
     With ``return_valid`` also the validity mask (False for missing texts).
     """
-    with threads(n_jobs) as n_threads:
+    with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
         mode = _MODES[spec.tokenizer]
         binary = spec.weights == "binary"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import bitsums as _bk
-from ._parallel import balanced_chunks, threads
+from ._parallel import balanced_chunks, deferred_interrupt, threads
 from ._text import text_buffers, text_slices
 from ._unicode import word_classes
 from .config import config
@@ -68,9 +68,11 @@ def _fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, p
         fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)
         fps = fingerprint_features(fb, bits=spec.bits, n_jobs=n_jobs)
         return fps, fb.n_features, valid
+    parts = []
     with threads(n_jobs) as n_threads:
-        parts = [_fused_fingerprints(piece, start, spec, n_threads)
-                 for start, piece in text_slices(texts, config["text_slice_bytes"])]
+        for start, piece in text_slices(texts, config["text_slice_bytes"]):
+            with deferred_interrupt():  # Ctrl-C lands between slices, not inside a kernel
+                parts.append(_fused_fingerprints(piece, start, spec, n_threads))
     out, nfeat, valid = (np.concatenate(p) for p in zip(*parts, strict=True))
     fps = out[:, 0] if spec.bits == 64 else out
     return fps, nfeat, valid
@@ -228,7 +230,7 @@ def fingerprint_features(features, bits: int = 64, *, n_jobs: int | None = None)
     if bits not in (64, 128):
         raise ValueError(f"bits must be 64 or 128, got {bits!r}")
     fb = _as_feature_batch(features)
-    with threads(n_jobs):
+    with threads(n_jobs), deferred_interrupt():
         chunks = balanced_chunks(fb.indptr)
         out, invalid = _bk.fingerprint_csr(fb.indptr, fb.hashes, fb.weights, chunks, bits // 64)
     if invalid >= 0:  # the kernel checks every weight as it reads it

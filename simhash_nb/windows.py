@@ -15,7 +15,7 @@ import numpy as np
 
 from ._kernels import bitsums as _bk
 from ._kernels import windows as _wk
-from ._parallel import balanced_chunks, threads
+from ._parallel import balanced_chunks, deferred_interrupt, threads
 from ._text import text_buffers
 from ._unicode import word_classes
 from ._validation import as_fingerprints, bits_of, check_k, same_width
@@ -118,7 +118,7 @@ def window_fingerprints(
             "Chinese use tokenizer='char', ngram=2")
     mode = _MODES[spec.tokenizer]
     classes = word_classes()
-    with threads(n_jobs) as n_threads:
+    with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
         _check_document_sizes(buf.offsets)
         chunks = balanced_chunks(buf.offsets)
