@@ -27,6 +27,16 @@ def as_fingerprints(a, name: str = "fingerprints") -> np.ndarray:
     )
 
 
+def check_bits(bits, name: str = "bits") -> int:
+    """A fingerprint width: the integer 64 or 128 (not a bool or a float such as 64.0)."""
+    if isinstance(bits, bool) or not isinstance(bits, numbers.Integral):
+        raise TypeError(f"{name} must be the integer 64 or 128, got {type(bits).__name__} "
+                        f"{bits!r}")
+    if bits not in (64, 128):
+        raise ValueError(f"{name} must be 64 or 128, got {bits!r}")
+    return int(bits)
+
+
 def bits_of(fps: np.ndarray) -> int:
     """Fingerprint width of a checked fingerprint array."""
     return 64 if fps.ndim == 1 else 128

@@ -22,6 +22,7 @@ from ._kernels import bitsums as _bk
 from ._parallel import balanced_chunks, deferred_interrupt, threads
 from ._text import text_buffers, text_slices
 from ._unicode import word_classes
+from ._validation import check_bits
 from .config import config
 from .features import _MODES, FeatureBatch, invalid_weight_error, is_fast, prepare, text_batch
 from .spec import FingerprintSpec
@@ -227,8 +228,7 @@ def fingerprint_features(features, bits: int = 64, *, n_jobs: int | None = None)
     >>> int(sh.fingerprint_features([(h, [1.0, 1.0, 5.0])])[0])
     8
     """
-    if bits not in (64, 128):
-        raise ValueError(f"bits must be 64 or 128, got {bits!r}")
+    bits = check_bits(bits)
     fb = _as_feature_batch(features)
     with threads(n_jobs), deferred_interrupt():
         chunks = balanced_chunks(fb.indptr)

@@ -49,7 +49,7 @@ import numpy as np
 
 from ._kernels import tables as _tk
 from ._parallel import threads
-from ._validation import as_fingerprints, as_words, bits_of, check_k
+from ._validation import as_fingerprints, as_words, bits_of, check_bits, check_k
 from .config import config
 from .search import (
     _best_tables,
@@ -233,8 +233,7 @@ class SimhashIndex:
             raise TypeError(f"spec must be a FingerprintSpec or None, got {type(spec).__name__}")
         if bits is None:
             bits = spec.bits if spec is not None else 64
-        if bits not in (64, 128):
-            raise ValueError(f"bits must be 64 or 128, got {bits!r}")
+        bits = check_bits(bits)
         if spec is not None and spec.bits != bits:
             raise ValueError(f"bits={bits} does not match spec.bits={spec.bits}")
         self.k = check_k(k, bits)

@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _tokens
+from ._validation import check_bits
 from .features import FeatureBatch
 from .fingerprint import fingerprint_features
 from .spec import FingerprintSpec
@@ -222,8 +223,7 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
-        if self.bits not in (64, 128):
-            raise ValueError(f"bits must be 64 or 128, got {self.bits!r}")
+        check_bits(self.bits)
         if self.weights not in ("tfidf", "tf", "binary"):
             raise ValueError(f"weights must be 'tfidf', 'tf' or 'binary', got {self.weights!r}")
         if self.output not in ("fingerprints", "bits"):
