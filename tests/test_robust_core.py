@@ -74,3 +74,67 @@ def test_bits_float_refused_by_the_faces():
 
     with pytest.raises(TypeError, match="bits"):
         SimhashVectorizer(bits=64.0).fit_transform(["abc def"])
+
+
+# --- hamming: the width is never guessed from a confusable shape -------------------------
+
+
+def test_hamming_broadcasting_idiom_is_64_bit_whatever_the_length():
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 2**64, 5, dtype=np.uint64)
+    for m in (1, 2, 3):
+        b = rng.integers(0, 2**64, m, dtype=np.uint64)
+        d = sh.hamming(a[:, None], b[None, :])
+        assert d.shape == (5, m)
+        assert d.tolist() == [[bin(int(x) ^ int(y)).count("1") for y in b] for x in a]
+
+
+def test_hamming_128_bit_rows_need_bits():
+    fps = sh.fingerprint(["one two three", "one two four", "else"], bits=128)
+    with pytest.raises(ValueError, match="pass bits=64 or bits=128"):
+        sh.hamming(fps[0], fps[1])
+    whole = [int(r[0]) | (int(r[1]) << 64) for r in fps]
+    want = bin(whole[0] ^ whole[1]).count("1")
+    assert int(sh.hamming(fps[0], fps[1], bits=128)) == want
+    assert sh.hamming(fps, fps[0]).tolist() == [bin(w ^ whole[0]).count("1") for w in whole]
+    grid = sh.hamming(fps[:, None, :], fps[None, :, :])
+    assert grid.shape == (3, 3) and int(grid[0, 1]) == want
+    with pytest.raises(ValueError, match="pass bits"):
+        sh.hamming(fps, np.uint64(0))
+    with pytest.raises(ValueError, match="last axis of length 2"):
+        sh.hamming(fps, np.uint64(0), bits=128)
+    assert sh.hamming(fps[0], fps[1], bits=64).shape == (2,)
+
+
+# --- Python ints are fingerprints --------------------------------------------------------
+
+
+def test_hamming_accepts_python_ints():
+    assert int(sh.hamming(0xDEADBEEF, 0xDEADBEAD)) == 2
+    assert int(sh.hamming(2**64 - 1, 0)) == 64
+    assert sh.hamming([2**63, 1, 3], 0).tolist() == [1, 1, 2]  # exact, not float64
+    with pytest.raises(ValueError, match=r"a\[1\] is -1"):
+        sh.hamming([1, -1], 0)
+    with pytest.raises(ValueError, match=r"b is 18446744073709551616"):
+        sh.hamming(1, 2**64)
+    with pytest.raises(TypeError, match=r"a\[0\] is a float"):
+        sh.hamming([1.0], 0)
+    with pytest.raises(TypeError, match="bool"):
+        sh.hamming(True, 0)
+    with pytest.raises(TypeError, match="view"):  # signed numpy arrays stay refused
+        sh.hamming(np.array([1], dtype=np.int64), 0)
+
+
+def test_index_and_search_accept_lists_of_ints():
+    index = sh.SimhashIndex(k=2)
+    index.add([1, 2, 2**64 - 1])
+    assert index.fingerprints.tolist() == [1, 2, 2**64 - 1]
+    m = index.query([3, 2**64 - 2])
+    assert sorted(zip(m.query.tolist(), m.id.tolist())) == [(0, 0), (0, 1), (1, 2)]
+    pairs = sh.near_duplicates([1, 3, 2**63], k=1)
+    assert (pairs.i.tolist(), pairs.j.tolist()) == ([0], [1])
+    with pytest.raises(ValueError, match=r"fps\[1\] is -3"):
+        index.add([5, -3])
+    with pytest.raises(TypeError, match=r"fps\[0\] is a float"):
+        sh.near_duplicates([1.5, 2], k=1)
+    assert len(index) == 3
