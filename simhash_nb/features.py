@@ -339,6 +339,7 @@ def features(
     seed: int | None = None,
     spec: FingerprintSpec | None = None,
     params: Mapping | None = None,
+    missing: str = "raise",
     n_jobs: int | None = None,
     progress: bool | None = None,
 ) -> FeatureBatch:
@@ -347,8 +348,10 @@ def features(
     Takes the same arguments as :func:`simhash_nb.fingerprint`. Each document's
     features are its distinct feature hashes in increasing order, weighted by their
     count (``weights="tf"``), 1 (``"binary"``), count times IDF (``"tfidf"``) or the
-    summed weights a callable tokenizer returned (``"given"``); a missing document, or
-    one with no tokens left (for instance only stop words), has none.
+    summed weights a callable tokenizer returned (``"given"``); a document with no
+    tokens left (for instance only stop words) has none. A missing text (None, NaN,
+    pd.NA) raises ``ValueError`` naming its position, as in :func:`fingerprint`; with
+    ``missing="zero"`` it has no features (so its fingerprint is 0).
     ``fingerprint_features(features(texts))`` equals ``fingerprint(texts)``.
 
     Examples
@@ -361,7 +364,24 @@ def features(
     >>> sorted(fb.weights.tolist())
     [1.0, 2.0]
     """
+    check_missing(missing, ("raise", "zero"))
     spec, extras = prepare(tokenizer=tokenizer, ngram=ngram, weights=weights,
                            normalize=normalize, seed=seed, spec=spec, params=params)
-    fb, _, _ = text_batch(texts, spec, extras, n_jobs, progress)
+    fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)
+    if missing == "raise":
+        raise_missing(valid, "missing='zero' to give them no features")
     return fb
+
+
+def check_missing(missing, choices: tuple[str, ...]) -> None:
+    """Refuse a ``missing=`` value not among ``choices``."""
+    if not isinstance(missing, str) or missing not in choices:
+        raise ValueError(f"missing must be one of {choices}, got {missing!r}")
+
+
+def raise_missing(valid: np.ndarray, remedy: str) -> None:
+    """Raise ``ValueError`` naming the first missing text, if any."""
+    if not valid.all():
+        pos = int(np.flatnonzero(~valid)[0])
+        raise ValueError(f"texts[{pos}] is missing (None/NaN/NA); drop missing texts or pass "
+                         f"{remedy}")

@@ -138,3 +138,72 @@ def test_index_and_search_accept_lists_of_ints():
     with pytest.raises(TypeError, match=r"fps\[0\] is a float"):
         sh.near_duplicates([1.5, 2], k=1)
     assert len(index) == 3
+
+
+# --- text input: bad UTF-8, lone surrogates, unordered containers, missing texts ---------
+
+
+def _bad_utf8(large=False):
+    import pyarrow as pa
+
+    offsets = np.array([0, 3, 5, 8], np.int64 if large else np.int32)
+    return pa.Array.from_buffers(pa.large_string() if large else pa.string(), 3,
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"abc\xff\xfexyz")])
+
+
+@pytest.mark.parametrize("normalize", [None, (), ("punct",), ("whitespace",), ("html",),
+                                       ("lower",), ("nfkc",)])
+def test_invalid_utf8_in_arrow_strings_is_refused_with_its_position(normalize):
+    with pytest.raises(ValueError, match=r"texts\[1\] is not valid UTF-8: b'\\xff\\xfe'"):
+        sh.fingerprint(_bad_utf8(), normalize=normalize)
+    with pytest.raises(ValueError, match=r"texts\[1\] is not valid UTF-8"):
+        sh.features(_bad_utf8(large=True), normalize=normalize)
+
+
+def test_invalid_utf8_from_parquet_and_pandas(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    pd = pytest.importorskip("pandas")
+    pq.write_table(pa.table({"text": _bad_utf8()}), tmp_path / "t.parquet")
+    col = pq.read_table(tmp_path / "t.parquet")["text"]
+    with pytest.raises(ValueError, match=r"texts\[1\] is not valid UTF-8"):
+        sh.fingerprint(col)
+    series = pd.Series(pd.arrays.ArrowExtensionArray(col))
+    with pytest.raises(ValueError, match=r"texts\[1\] is not valid UTF-8"):
+        sh.fingerprint(series)
+    with pytest.raises(ValueError, match=r"texts\[1\] is not valid UTF-8"):
+        sh.window_fingerprints(col, window=2)
+    good = pa.array(["abc", "de", "xyz"])
+    assert np.array_equal(sh.fingerprint(good), sh.fingerprint(["abc", "de", "xyz"]))
+
+
+def test_lone_surrogate_names_its_position():
+    for f in (sh.fingerprint, sh.features, lambda t: sh.window_fingerprints(t, window=2)):
+        with pytest.raises(ValueError, match=r"texts\[1\] .*lone surrogate"):
+            f(["ok", "a\ud800"])
+
+
+@pytest.mark.parametrize("texts, kind", [({"a": "x"}, "dict"), ({"a", "b"}, "set"),
+                                         (frozenset({"a"}), "frozenset"),
+                                         (b"abc", "byte string"), ("abc", "string")])
+def test_unordered_or_single_texts_are_refused(texts, kind):
+    for f in (sh.fingerprint, sh.features, lambda t: sh.window_fingerprints(t, window=2)):
+        with pytest.raises(TypeError, match=kind):
+            f(texts)
+
+
+def test_missing_texts_are_handled_alike():
+    texts = ["a b c", None, "d e f"]
+    for f, ok in ((sh.fingerprint, "zero"), (sh.features, "zero"),
+                  (lambda t, **kw: sh.window_fingerprints(t, window=2, **kw), "skip")):
+        with pytest.raises(ValueError, match=r"texts\[1\] is missing"):
+            f(texts)
+        f(texts, missing=ok)
+        with pytest.raises(ValueError, match="missing must be"):
+            f(texts, missing="ignore")
+    fb = sh.features(texts, missing="zero")
+    assert fb.n_features.tolist()[1] == 0
+    assert np.array_equal(sh.fingerprint_features(fb), sh.fingerprint(texts, missing="zero"))
+    w = sh.window_fingerprints(texts, window=2, missing="skip")
+    assert sorted(set(w["doc"])) == [0, 2]
+
