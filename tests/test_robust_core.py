@@ -207,3 +207,19 @@ def test_missing_texts_are_handled_alike():
     w = sh.window_fingerprints(texts, window=2, missing="skip")
     assert sorted(set(w["doc"])) == [0, 2]
 
+
+# --- jaccard_pairs: MinHash signature length ----------------------------------------------
+
+
+def test_jaccard_minhash_num_perm_is_validated():
+    texts = ["the cat sat on the mat", "the cat sat on a mat", "dogs bark", "dogs bark!"]
+    for bad in (0, -5, 1):
+        with pytest.raises(ValueError, match="num_perm must be >= 2"):
+            sh.jaccard_pairs(texts, 0.4, candidates="minhash", num_perm=bad)
+    for bad in (1.5, True, "8"):
+        with pytest.raises(TypeError, match="num_perm"):
+            sh.jaccard_pairs(texts, 0.4, candidates="minhash", num_perm=bad)
+    with pytest.warns(RuntimeWarning, match="pairs will be missed"):
+        sh.jaccard_pairs(texts, 0.4, candidates="minhash", num_perm=2)
+    got = sh.jaccard_pairs(texts, 0.4, candidates="minhash", num_perm=np.int64(128))
+    assert got[["i", "j"]].values.tolist() == [[0, 1], [2, 3]]
