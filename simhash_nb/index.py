@@ -557,6 +557,11 @@ class SimhashIndex:
             truncated, or fails its checksum. Nothing is loaded then.
         """
         path = os.fspath(path)
+        with open(path, "rb") as f:  # FileNotFoundError, IsADirectoryError as they are
+            magic = f.read(4)
+        if magic != b"PK\x03\x04":
+            raise ValueError(f"cannot read a SimhashIndex from {path!r}: not a simhash_nb "
+                             "SimhashIndex file (not a zip archive)")
         try:
             with np.load(path, allow_pickle=False) as z:
                 names = set(z.files)
@@ -568,8 +573,9 @@ class SimhashIndex:
                 ids = z["ids"]
         except FileNotFoundError:
             raise
-        except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, UnicodeError) as exc:
-            raise ValueError(f"cannot read a SimhashIndex from {path!r}: {exc}") from exc
+        except Exception as exc:  # a damaged zip fails in many ways (zipfile, numpy, json)
+            raise ValueError(f"cannot read a SimhashIndex from {path!r}: "
+                             f"{_load_reason(exc)}") from exc
         count, words = header["count"], header["bits"] // 64
         if fps.dtype != np.dtype("<u8") or fps.shape != (count, words):
             raise ValueError(f"{path!r}: fingerprints array has the wrong type or shape")
@@ -596,6 +602,16 @@ def _checksum(header: dict[str, Any], fps: np.ndarray, ids: np.ndarray) -> str:
     for arr in (fps, ids):
         h.update(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))
     return h.hexdigest()
+
+
+def _load_reason(exc: Exception) -> str:
+    """Why a file failed to load, in words that never suggest unpickling it."""
+    text = str(exc)
+    if "pickle" in text or "allow_pickle" in text:
+        return "it holds pickled (object) data, which an index file never does"
+    if isinstance(exc, (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError)):
+        return f"the file is damaged or truncated ({type(exc).__name__}: {text})"
+    return text
 
 
 def _check_header(header: Any) -> None:

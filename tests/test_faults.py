@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 _CHILD = r"""
@@ -48,3 +49,64 @@ def test_ctrl_c_during_fingerprint_raises_keyboard_interrupt():
     finally:
         p.kill()
     assert p.returncode == 0, err[-2000:]
+
+
+def _same(a, b) -> bool:
+    return (a.k == b.k and a.bits == b.bits and a.spec == b.spec and a.blocks == b.blocks
+            and a.ids.tolist() == b.ids.tolist()
+            and np.array_equal(a.fingerprints, b.fingerprints)
+            and a._next_id == b._next_id)
+
+
+@pytest.mark.parametrize("bits", [64, 128])
+def test_every_one_byte_flip_of_a_saved_index_fails_cleanly_or_changes_nothing(tmp_path, bits):
+    import simhash_nb as sh
+
+    rng = np.random.default_rng(bits)
+    index = sh.SimhashIndex(k=3, spec=sh.make_spec(bits=bits))
+    words = rng.integers(0, 2**64, (12, bits // 64), dtype=np.uint64)
+    index.add(words[:, 0] if bits == 64 else words, ids=rng.permutation(100)[:12])
+    path = tmp_path / "index.npz"
+    index.save(path)
+    data = path.read_bytes()
+    flips = [(pos, 0xFF) for pos in range(len(data))]
+    flips += [(int(p), int(x)) for p, x in zip(rng.integers(0, len(data), 300),
+                                               rng.integers(1, 255, 300), strict=True)]
+    damaged = tmp_path / "damaged.npz"
+    loaded_same = 0
+    for pos, x in flips:
+        b = bytearray(data)
+        b[pos] ^= x
+        damaged.write_bytes(bytes(b))
+        try:
+            got = sh.SimhashIndex.load(damaged)
+        except ValueError as exc:
+            msg = str(exc)
+            assert "damaged.npz" in msg, (pos, x, msg)
+            assert "pickle=" not in msg and "pickle.load" not in msg, (pos, x, msg)
+            continue
+        assert _same(got, index), (pos, x)  # a flip in a field nobody reads
+        loaded_same += 1
+    assert loaded_same < len(flips) // 2
+
+
+def test_loading_other_files_never_suggests_unpickling(tmp_path):
+    import pickle
+
+    import simhash_nb as sh
+
+    cases = {
+        "text.npz": b"not a zip file at all",
+        "pickle.npz": pickle.dumps({"a": 1}),
+        "empty.npz": b"",
+    }
+    obj = tmp_path / "object.npz"
+    with open(obj, "wb") as f:
+        np.savez(f, header=np.array([{"x": 1}], dtype=object))
+    for name, blob in cases.items():
+        (tmp_path / name).write_bytes(blob)
+    np.save(tmp_path / "plain.npy", np.arange(3))
+    for name in [*cases, "object.npz", "plain.npy"]:
+        with pytest.raises(ValueError, match="cannot read a SimhashIndex") as info:
+            sh.SimhashIndex.load(tmp_path / name)
+        assert "allow_pickle" not in str(info.value) and "pickle.load" not in str(info.value)
