@@ -110,3 +110,21 @@ def test_loading_other_files_never_suggests_unpickling(tmp_path):
         with pytest.raises(ValueError, match="cannot read a SimhashIndex") as info:
             sh.SimhashIndex.load(tmp_path / name)
         assert "allow_pickle" not in str(info.value) and "pickle.load" not in str(info.value)
+
+
+def test_cold_numba_cache_is_noted_once_on_a_terminal(tmp_path, monkeypatch, capsys):
+    from simhash_nb import _kernels, cli
+    from simhash_nb._kernels import bitsums
+
+    assert isinstance(_kernels.cache_is_cold(), bool)
+    index = bitsums.fingerprint_texts._cache._cache_file._index_path
+    monkeypatch.setattr(bitsums.fingerprint_texts._cache._cache_file, "_index_path",
+                        str(tmp_path / "absent.nbi"))
+    assert _kernels.cache_is_cold()
+    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True, raising=False)
+    cli._note_cold_cache()
+    assert capsys.readouterr().err.count("compiling the Numba kernels") == 1
+    monkeypatch.setattr(bitsums.fingerprint_texts._cache._cache_file, "_index_path", index)
+    cli._note_cold_cache()
+    if not _kernels.cache_is_cold():
+        assert capsys.readouterr().err == ""
