@@ -244,6 +244,15 @@ class SimhashIndex:
         self._lock = threading.RLock()  # serialises writers; readers take self._state
         self._state = self._empty_state()
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]  # a lock cannot be pickled (copy, multiprocessing, joblib)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
     def _empty_state(self, next_id: int = 0) -> _State:
         words = self.bits // 64
         return _State(np.empty((0, words), dtype=np.uint64), np.empty(0, dtype=np.int64),

@@ -117,3 +117,16 @@ def test_save_and_load_while_adding(tmp_path):
 
     results = _run_concurrently(writer, check, min_batches=3)
     assert results == [200] * len(results)
+
+
+def test_index_pickles_and_copies_despite_its_lock():
+    import copy
+    import pickle
+
+    rng = np.random.default_rng(4)
+    index, fps = _base(rng, 2_000)
+    for clone in (pickle.loads(pickle.dumps(index)), copy.deepcopy(index)):
+        assert clone.ids.tolist() == index.ids.tolist()
+        assert _check_planted(clone, fps, rng, 100) == 100
+        clone.add(rng.integers(0, 2**64, 10, dtype=np.uint64))  # has its own lock
+        assert len(clone) == len(index) + 10
