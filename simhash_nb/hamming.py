@@ -6,6 +6,7 @@ import numba
 import numpy as np
 
 from ._kernels import hamming as _hk
+from ._parallel import deferred_interrupt
 from ._validation import (
     as_fingerprints,
     as_uint64,
@@ -185,10 +186,11 @@ def pairs_within(a, k: int, b=None) -> Pairs:
     ka, kb = _kernel_view(a), _kernel_view(b)
     if a.shape[0] == 0 or b.shape[0] == 0:
         return Pairs.empty()
-    left, right, dist, counts = _hk.pairs_within(ka, kb, k, self_join, n_tasks, cap)
-    if counts.max() > cap:
-        cap = int(counts.max())
+    with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
         left, right, dist, counts = _hk.pairs_within(ka, kb, k, self_join, n_tasks, cap)
+        if counts.max() > cap:
+            cap = int(counts.max())
+            left, right, dist, counts = _hk.pairs_within(ka, kb, k, self_join, n_tasks, cap)
     keep = np.zeros(left.shape[0], dtype=bool)
     starts = np.arange(n_tasks) * cap
     for t in range(n_tasks):  # n_tasks slices, not one per pair

@@ -48,7 +48,7 @@ import numba
 import numpy as np
 
 from ._kernels import tables as _tk
-from ._parallel import threads
+from ._parallel import deferred_interrupt, threads
 from ._validation import as_fingerprints, as_words, bits_of, check_bits, check_k
 from .config import config
 from .search import (
@@ -486,7 +486,8 @@ class SimhashIndex:
             n_tasks = max(1, min(nq, numba.get_num_threads() * config["chunks_per_thread"]))
             for run in st.runs:
                 if nq:
-                    parts.append(self._query_run(st, run, q, k, n_tasks))
+                    with deferred_interrupt():  # Ctrl-C lands between runs
+                        parts.append(self._query_run(st, run, q, k, n_tasks))
         if parts:
             qi, slot, dist = (np.concatenate(x) for x in zip(*parts))
         else:

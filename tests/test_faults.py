@@ -14,15 +14,28 @@ import pytest
 
 _CHILD = r"""
 import sys
+import numpy as np
 import simhash_nb as sh
-texts = [f"short text number {i} with a few words" for i in range(1_000_000)]
-sh.fingerprint(texts[:100]); sh.features(texts[:100])
+if sys.argv[2] == "text":
+    texts = [f"short text number {i} with a few words" for i in range(1_000_000)]
+    sh.fingerprint(texts[:100]); sh.features(texts[:100])
+
+    def work():
+        sh.fingerprint(texts)
+        sh.features(texts[:200_000])
+else:
+    fps = np.random.default_rng(0).integers(0, 2**64, 200_000, dtype=np.uint64)
+    index = sh.SimhashIndex(k=3)
+    index.add(fps)
+
+    def work():
+        index.query(fps[:20_000])
+        sh.pairs_within(fps[:2000], 12)
 for trial in range(int(sys.argv[1])):
     try:
         print("ready", flush=True)
         while True:
-            sh.fingerprint(texts)
-            sh.features(texts[:200_000])
+            work()
     except KeyboardInterrupt:
         print("interrupted", flush=True)
 """
@@ -30,10 +43,12 @@ for trial in range(int(sys.argv[1])):
 
 @pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
-def test_ctrl_c_during_fingerprint_raises_keyboard_interrupt():
+@pytest.mark.parametrize("work", ["text", "search"])
+def test_ctrl_c_during_kernels_raises_keyboard_interrupt(work):
     rng = random.Random(13)
     trials = 8
-    p = subprocess.Popen([sys.executable, "-c", _CHILD, str(trials)], stdout=subprocess.PIPE,
+    p = subprocess.Popen([sys.executable, "-c", _CHILD, str(trials), work],
+                         stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True,
                          env={**os.environ, "PYTHONFAULTHANDLER": "1"})
     try:
