@@ -21,6 +21,7 @@ from ._core import tokens as _tokens
 from ._core.batch import FeatureBatch
 from ._core.fingerprint import fingerprint_features
 from ._core.spec import FingerprintSpec
+from ._core.validation import check_bits
 
 __all__ = ["SimhashVectorizer", "fingerprint_sparse", "vocabulary_hashes"]
 
@@ -234,8 +235,7 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
-        if self.bits not in (64, 128):
-            raise ValueError(f"bits must be 64 or 128, got {self.bits!r}")
+        check_bits(self.bits)
         if self.weights not in ("tfidf", "tf", "binary"):
             raise ValueError(f"weights must be 'tfidf', 'tf' or 'binary', got {self.weights!r}")
         if self.output not in ("fingerprints", "bits"):

@@ -10,7 +10,7 @@ from .._kernels import bitsums as _bk
 from . import jieba as jf
 from .batch import FeatureBatch
 from .idf import IdfTable, apply_idf
-from .parallel import balanced_chunks, threads
+from .parallel import balanced_chunks, deferred_interrupt, threads
 from .spec import FingerprintSpec
 from .text import text_buffers
 from .tokenizers import _MODES, prepare
@@ -26,7 +26,7 @@ def text_features(texts, spec: FingerprintSpec, n_jobs: int | None = None,
 
     With ``return_valid`` also the validity mask (False for missing texts).
     """
-    with threads(n_jobs) as n_threads:
+    with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
         mode = _MODES[spec.tokenizer]
         binary = spec.weights == "binary"
@@ -66,6 +66,7 @@ def features(
     seed: int | None = None,
     spec: FingerprintSpec | None = None,
     params: Mapping | None = None,
+    missing: str = "raise",
     n_jobs: int | None = None,
     progress: bool | None = None,
 ) -> FeatureBatch:
@@ -74,8 +75,10 @@ def features(
     Takes the same arguments as :func:`simhash_nb.fingerprint`. Each document's
     features are its distinct feature hashes in increasing order, weighted by their
     count (``weights="tf"``), 1 (``"binary"``), count times IDF (``"tfidf"``) or the
-    summed weights a callable tokenizer returned (``"given"``); a missing document, or
-    one with no tokens left (for instance only stop words), has none.
+    summed weights a callable tokenizer returned (``"given"``); a document with no
+    tokens left (for instance only stop words) has none. A missing text (None, NaN,
+    pd.NA) raises ``ValueError`` naming its position, as in :func:`fingerprint`; with
+    ``missing="zero"`` it has no features (so its fingerprint is 0).
     ``fingerprint_features(features(texts))`` equals ``fingerprint(texts)``.
 
     Parameters
@@ -100,10 +103,27 @@ def features(
     >>> sorted(fb.weights.tolist())
     [1.0, 2.0]
     """
+    check_missing(missing, ("raise", "zero"))
     spec, extras = prepare(tokenizer=tokenizer, ngram=ngram, weights=weights,
                            normalize=normalize, seed=seed, spec=spec, params=params)
-    fb, _, _ = text_batch(texts, spec, extras, n_jobs, progress)
+    fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)
+    if missing == "raise":
+        raise_missing(valid, "missing='zero' to give them no features")
     return fb
+
+
+def check_missing(missing, choices: tuple[str, ...]) -> None:
+    """Refuse a ``missing=`` value not among ``choices``."""
+    if not isinstance(missing, str) or missing not in choices:
+        raise ValueError(f"missing must be one of {choices}, got {missing!r}")
+
+
+def raise_missing(valid: np.ndarray, remedy: str) -> None:
+    """Raise ``ValueError`` naming the first missing text, if any."""
+    if not valid.all():
+        pos = int(np.flatnonzero(~valid)[0])
+        raise ValueError(f"texts[{pos}] is missing (None/NaN/NA); drop missing texts or pass "
+                         f"{remedy}")
 
 
 def fit_idf(texts, **options) -> IdfTable:

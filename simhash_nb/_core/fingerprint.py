@@ -22,11 +22,12 @@ from .._kernels import bitsums as _bk
 from ..config import config
 from .batch import FeatureBatch, invalid_weight_error
 from .features import text_batch
-from .parallel import balanced_chunks, threads
+from .parallel import balanced_chunks, deferred_interrupt, threads
 from .spec import FingerprintSpec
 from .text import text_buffers, text_slices
 from .tokenizers import _MODES, is_fast, prepare
 from .unicode import word_classes
+from .validation import check_bits
 
 __all__ = ["fingerprint", "fingerprint_features"]
 
@@ -43,9 +44,11 @@ def fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, pr
         fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)
         fps = fingerprint_features(fb, bits=spec.bits, n_jobs=n_jobs)
         return fps, fb.n_features, valid
+    parts = []
     with threads(n_jobs) as n_threads:
-        parts = [_fused_fingerprints(piece, start, spec, n_threads)
-                 for start, piece in text_slices(texts, config["text_slice_bytes"])]
+        for start, piece in text_slices(texts, config["text_slice_bytes"]):
+            with deferred_interrupt():  # Ctrl-C lands between slices, not inside a kernel
+                parts.append(_fused_fingerprints(piece, start, spec, n_threads))
     out, nfeat, valid = (np.concatenate(p) for p in zip(*parts, strict=True))
     fps = out[:, 0] if spec.bits == 64 else out
     return fps, nfeat, valid
@@ -213,10 +216,9 @@ def fingerprint_features(features, bits: int = 64, *, n_jobs: int | None = None)
     >>> int(sh.fingerprint_features([(h, [1.0, 1.0, 5.0])])[0])
     8
     """
-    if bits not in (64, 128):
-        raise ValueError(f"bits must be 64 or 128, got {bits!r}")
+    bits = check_bits(bits)
     fb = _as_feature_batch(features)
-    with threads(n_jobs):
+    with threads(n_jobs), deferred_interrupt():
         chunks = balanced_chunks(fb.indptr)
         out, invalid = _bk.fingerprint_csr(fb.indptr, fb.hashes, fb.weights, chunks, bits // 64)
     if invalid >= 0:  # the kernel checks every weight as it reads it

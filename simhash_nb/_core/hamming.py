@@ -8,7 +8,16 @@ import numpy as np
 from .._kernels import hamming as _hk
 from ..config import config
 from .pairs import Pairs
-from .validation import as_fingerprints, as_words, bits_of, check_k, same_width
+from .parallel import deferred_interrupt
+from .validation import (
+    as_fingerprints,
+    as_uint64,
+    as_words,
+    bits_of,
+    check_bits,
+    check_k,
+    same_width,
+)
 
 __all__ = ["hamming", "hamming_matrix", "pairs_within"]
 
@@ -18,13 +27,26 @@ def hamming(a, b, *, bits: int | None = None) -> np.ndarray:
 
     Parameters
     ----------
-    a, b : array_like of uint64
+    a, b : array_like of uint64, or Python ints
         Fingerprints. 64-bit: any shape. 128-bit: shape ``(..., 2)``, the last axis holding
-        the two words (low first), as :func:`fingerprint` returns them.
+        the two words (low first), as :func:`fingerprint` returns them. Python ints
+        (and lists of them) in ``[0, 2**64)`` are accepted; signed numpy arrays are not
+        (see :func:`simhash_nb._core.validation.as_uint64`).
     bits : {64, 128}, optional
-        Fingerprint width. By default an input with ``ndim >= 2`` and a last axis of
-        length 2 is read as 128-bit; pass ``bits=64`` for a 2-column array of 64-bit
-        fingerprints, or ``bits=128`` for a single 128-bit fingerprint of shape ``(2,)``.
+        Fingerprint width. When omitted it is read from the shapes, and only where they
+        cannot be confused:
+
+        - 128 bits when both inputs have a last axis of length 2 and one of them is at
+          least 2-D (the ``(n, 2)`` arrays :func:`fingerprint` returns, against each
+          other or against one fingerprint of shape ``(2,)``);
+        - 64 bits when either input has a last axis of another length, or neither has
+          one of length 2 (so ``hamming(a[:, None], b[None, :])`` over 64-bit ``a``
+          and ``b`` is 64-bit whatever ``len(b)`` is);
+        - otherwise ``ValueError``, pass ``bits``: two 1-D inputs of length 2 (pairs
+          of 64-bit fingerprints, or two rows ``fps[0]``, ``fps[1]`` of a 128-bit
+          batch), or a 0-d input against a 128-bit-looking one.
+
+        ``bits=128`` needs a last axis of length 2 on both inputs.
 
     Returns
     -------
@@ -44,26 +66,45 @@ def hamming(a, b, *, bits: int | None = None) -> np.ndarray:
     >>> import numpy as np, simhash_nb as sh
     >>> sh.hamming(np.uint64(0b1011), np.array([0, 1, 2**63], dtype=np.uint64))
     array([3, 2, 4], dtype=uint8)
+    >>> int(sh.hamming(0xDEADBEEF, 0xDEADBEAD))
+    2
     >>> a = np.array([[1, 1], [0, 0]], dtype=np.uint64)  # two 128-bit fingerprints
     >>> sh.hamming(a, np.zeros(2, dtype=np.uint64))
     array([2, 0], dtype=uint8)
+    >>> int(sh.hamming(a[0], a[1], bits=128))  # two rows of a 128-bit batch: say so
+    2
     """
-    a = np.asarray(a)
-    b = np.asarray(b)
-    for name, x in (("a", a), ("b", b)):
-        if x.dtype != np.uint64:
-            raise TypeError(f"{name} must be a uint64 array of fingerprints, got dtype {x.dtype}")
+    a = as_uint64(a, "a")
+    b = as_uint64(b, "b")
     if bits is None:
-        wide = [x.ndim >= 2 and x.shape[-1] == 2 for x in (a, b)]
-        bits = 128 if any(wide) else 64
-    if bits not in (64, 128):
-        raise ValueError(f"bits must be 64 or 128, got {bits!r}")
+        bits = _width(a, b)
+    bits = check_bits(bits)
+    if bits == 128 and (a.ndim == 0 or b.ndim == 0 or a.shape[-1] != 2 or b.shape[-1] != 2):
+        raise ValueError(
+            "128-bit fingerprints need a last axis of length 2 (two words) on both inputs, "
+            f"got shapes {a.shape} and {b.shape}"
+        )
     d = np.bitwise_count(np.bitwise_xor(a, b))
     if bits == 128:
-        if d.ndim == 0 or d.shape[-1] != 2:
-            raise ValueError("128-bit fingerprints need a last axis of length 2 (two words)")
         d = d.sum(axis=-1)
     return d.astype(np.uint8)
+
+
+def _width(a: np.ndarray, b: np.ndarray) -> int:
+    """The fingerprint width of two inputs given without ``bits`` (see :func:`hamming`)."""
+    last = [x.shape[-1] if x.ndim else None for x in (a, b)]
+    wide = [x.ndim >= 2 and n == 2 for x, n in zip((a, b), last, strict=True)]
+    if any(wide):
+        if all(n == 2 for n in last):
+            return 128
+        if None not in last:
+            return 64  # the other input's last axis cannot hold two words
+    elif last != [2, 2]:
+        return 64
+    raise ValueError(
+        f"cannot tell 64-bit from 128-bit fingerprints with shapes {a.shape} and {b.shape}; "
+        "pass bits=64 or bits=128"
+    )
 
 
 def _pair_inputs(a, b):
@@ -158,10 +199,11 @@ def pairs_within(a, k: int, b=None) -> Pairs:
     ka, kb = _kernel_view(a), _kernel_view(b)
     if a.shape[0] == 0 or b.shape[0] == 0:
         return Pairs.empty()
-    left, right, dist, counts = _hk.pairs_within(ka, kb, k, self_join, n_tasks, cap)
-    if counts.max() > cap:
-        cap = int(counts.max())
+    with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
         left, right, dist, counts = _hk.pairs_within(ka, kb, k, self_join, n_tasks, cap)
+        if counts.max() > cap:
+            cap = int(counts.max())
+            left, right, dist, counts = _hk.pairs_within(ka, kb, k, self_join, n_tasks, cap)
     keep = np.zeros(left.shape[0], dtype=bool)
     starts = np.arange(n_tasks) * cap
     for t in range(n_tasks):  # n_tasks slices, not one per pair

@@ -39,21 +39,22 @@ import json
 import numbers
 import os
 import tempfile
+import threading
 import zipfile
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
 from .._kernels import tables as _tk
 from ..config import config
-from .parallel import threads
+from .parallel import deferred_interrupt, threads
 from .search.design import best_tables, check_blocks, pair_count
 from .search.groups import threads_for
 from .search.layout import Layout, top_bits
-from .spec import FingerprintSpec, check_compatible
-from .validation import as_fingerprints, as_words, bits_of, check_k
+from .spec import FingerprintSpec, SpecMismatchError, check_compatible
+from .validation import as_fingerprints, as_words, bits_of, check_bits, check_k
 
 __all__ = ["Matches", "SimhashIndex"]
 
@@ -117,12 +118,13 @@ class Matches:
 
 
 class _Run:
-    """Tables and sorted ids over the slots ``[lo, hi)``."""
+    """Tables and sorted ids over the slots ``[lo, hi)`` of ``slot_fps`` and ``slot_ids``."""
 
-    def __init__(self, index: SimhashIndex, lo: int, hi: int):
+    def __init__(self, index: SimhashIndex, slot_fps: np.ndarray, slot_ids: np.ndarray,
+                 lo: int, hi: int):
         self.lo, self.hi = lo, hi
         m = hi - lo
-        fps = index._fps[lo:hi]
+        fps = slot_fps[lo:hi]
         blocks = index.blocks or best_tables(m, pair_count(m, None), index.k, index.bits).blocks
         self.layout = Layout.make(index.bits, index.k, blocks)
         self.plan = self.layout.plan(m)
@@ -138,7 +140,7 @@ class _Run:
                     top_bits(m), config["radix_local_bits"], numba.get_num_threads(),
                     self.tabs[t], tmp,
                 )
-        ids = index._ids[lo:hi]
+        ids = slot_ids[lo:hi]
         order = np.argsort(ids, kind="stable")
         self.id_sorted = ids[order]
         self.id_slot = order.astype(np.int64) + lo
@@ -146,6 +148,23 @@ class _Run:
     @property
     def size(self) -> int:
         return self.hi - self.lo
+
+
+class _State(NamedTuple):
+    """One consistent version of an index's contents, never changed once published.
+
+    ``fps``, ``ids`` and ``alive`` have room for more slots than ``total``; a writer
+    may fill slots at ``total`` and beyond (no published state reads them) but copies
+    ``alive`` before clearing flags of slots below ``total``.
+    """
+
+    fps: np.ndarray
+    ids: np.ndarray
+    alive: np.ndarray
+    total: int  # slots in use
+    live: int
+    next_id: int
+    runs: tuple[_Run, ...]
 
 
 class SimhashIndex:
@@ -159,7 +178,8 @@ class SimhashIndex:
         Fingerprint width; defaults to ``spec.bits``, else 64.
     spec : FingerprintSpec, optional
         How the fingerprints were made. When set, ``add``/``query`` calls that pass a
-        different ``spec`` are refused, and it is saved with the index.
+        different ``spec`` are refused, and it is saved with the index. An index made
+        without one adopts the spec of the first batch added with one.
     blocks : int, optional
         Blocks per fingerprint (``k < blocks <= bits``); by default each sorted run
         picks the cheapest design for its size (see :func:`simhash_nb.table_design`).
@@ -168,6 +188,15 @@ class SimhashIndex:
 
     Notes
     -----
+    Thread safety: any number of threads may call :meth:`query`, :meth:`save`,
+    ``len``, ``in``, :attr:`ids` and :attr:`fingerprints` while one or more others call
+    :meth:`add` and :meth:`remove`. Readers never block: each call works on the
+    version of the index that was current when it started, and sees every batch
+    added or removed before that, and none of one still in progress. Writers are
+    serialised by a lock, and each publishes its batch as one atomic swap (copy on
+    write), so a concurrent query never sees a half-merged run or a half-removed
+    batch.
+
     Memory is about ``8 * (words + 2 + tables)`` bytes per fingerprint (10 tables for
     ``k = 3`` at a million fingerprints). See the module documentation for the
     layout and the file format.
@@ -199,8 +228,7 @@ class SimhashIndex:
             raise TypeError(f"spec must be a FingerprintSpec or None, got {type(spec).__name__}")
         if bits is None:
             bits = spec.bits if spec is not None else 64
-        if bits not in (64, 128):
-            raise ValueError(f"bits must be 64 or 128, got {bits!r}")
+        bits = check_bits(bits)
         if spec is not None and spec.bits != bits:
             raise ValueError(f"bits={bits} does not match spec.bits={spec.bits}")
         self.k = check_k(k, bits)
@@ -208,19 +236,36 @@ class SimhashIndex:
         self.spec = spec
         self.blocks = None if blocks is None else check_blocks(blocks, self.k, self.bits)
         self.n_jobs = n_jobs
+        self._lock = threading.RLock()  # serialises writers; readers take self._state
+        self._state = self._empty_state()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]  # a lock cannot be pickled (copy, multiprocessing, joblib)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
+    def _empty_state(self, next_id: int = 0) -> _State:
         words = self.bits // 64
-        self._fps = np.empty((0, words), dtype=np.uint64)
-        self._ids = np.empty(0, dtype=np.int64)
-        self._alive = np.empty(0, dtype=np.bool_)
-        self._total = 0  # slots in use
-        self._live = 0
-        self._next_id = 0
-        self._runs: list[_Run] = []
+        return _State(np.empty((0, words), dtype=np.uint64), np.empty(0, dtype=np.int64),
+                      np.empty(0, dtype=np.bool_), 0, 0, next_id, ())
+
+    # read-only views of the current state
+    _fps = property(lambda self: self._state.fps)
+    _ids = property(lambda self: self._state.ids)
+    _alive = property(lambda self: self._state.alive)
+    _total = property(lambda self: self._state.total)
+    _live = property(lambda self: self._state.live)
+    _next_id = property(lambda self: self._state.next_id)
+    _runs = property(lambda self: self._state.runs)
 
     # --- basics --------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return self._live
+        return self._state.live
 
     def __contains__(self, id_: object) -> bool:
         if isinstance(id_, bool) or not isinstance(id_, numbers.Integral):
@@ -238,12 +283,14 @@ class SimhashIndex:
     @property
     def ids(self) -> np.ndarray:
         """Ids of the indexed fingerprints, in insertion order."""
-        return self._ids[: self._total][self._alive[: self._total]]
+        st = self._state
+        return st.ids[: st.total][st.alive[: st.total]]
 
     @property
     def fingerprints(self) -> np.ndarray:
         """The indexed fingerprints, in insertion order (aligned with :attr:`ids`)."""
-        fps = self._fps[: self._total][self._alive[: self._total]]
+        st = self._state
+        fps = st.fps[: st.total][st.alive[: st.total]]
         return fps[:, 0].copy() if self.bits == 64 else fps
 
     # --- checks --------------------------------------------------------------------------
@@ -252,6 +299,11 @@ class SimhashIndex:
         if spec is not None and not isinstance(spec, FingerprintSpec):
             raise TypeError(f"spec must be a FingerprintSpec or None, got {type(spec).__name__}")
         check_compatible(self.spec, spec)
+        if spec is not None and spec.bits != self.bits:
+            raise SpecMismatchError(
+                f"spec is for {spec.bits}-bit fingerprints but this index holds "
+                f"{self.bits}-bit ones"
+            )
         a = as_fingerprints(fps, name)
         if bits_of(a) != self.bits:
             raise ValueError(
@@ -260,9 +312,9 @@ class SimhashIndex:
             )
         return as_words(a)
 
-    def _check_ids(self, ids: Any, n: int) -> np.ndarray:
+    def _check_ids(self, ids: Any, n: int, st: _State) -> np.ndarray:
         if ids is None:
-            return np.arange(self._next_id, self._next_id + n, dtype=np.int64)
+            return np.arange(st.next_id, st.next_id + n, dtype=np.int64)
         arr = np.asarray(ids)
         if arr.ndim != 1:
             raise ValueError(f"ids must be one-dimensional, got shape {arr.shape}")
@@ -279,17 +331,18 @@ class SimhashIndex:
         dup = sorted_ids[1:][sorted_ids[1:] == sorted_ids[:-1]]
         if dup.size:
             raise ValueError(f"ids are duplicated within the batch: {np.unique(dup)[:10].tolist()}")
-        present = arr[self._slots_of(arr) >= 0]
+        present = arr[self._slots_of(arr, st) >= 0]
         if present.size:
             raise ValueError(f"ids already in the index: {np.sort(present)[:10].tolist()}")
         return arr
 
-    def _slots_of(self, ids: np.ndarray) -> np.ndarray:
-        """Live slot of each id, or -1."""
+    def _slots_of(self, ids: np.ndarray, st: _State | None = None) -> np.ndarray:
+        """Live slot of each id in state ``st`` (default: the current one), or -1."""
+        st = self._state if st is None else st
         out = np.full(ids.shape[0], -1, dtype=np.int64)
         with threads_for(ids.shape[0]):
-            for run in self._runs:
-                _tk.lookup_ids(run.id_sorted, run.id_slot, self._alive, ids, out)
+            for run in st.runs:
+                _tk.lookup_ids(run.id_sorted, run.id_slot, st.alive, ids, out)
         return out
 
     # --- add / remove --------------------------------------------------------------------
@@ -304,42 +357,52 @@ class SimhashIndex:
             One id per fingerprint, unique and not already in the index. By default
             the next ``n`` integers after the largest id given so far (0, 1, ...).
         spec : FingerprintSpec, optional
-            The spec of ``fps``; refused if it differs from the index's.
+            The spec of ``fps``; refused (:class:`~simhash_nb.SpecMismatchError`) if it
+            differs from the index's. An index without a spec adopts it: later batches
+            with another spec are refused, and :meth:`save` stores it.
         """
         a = self._check_fps(fps, spec, "fps")
         n = a.shape[0]
-        with threads(self.n_jobs):
-            ids = self._check_ids(ids, n)
+        with self._lock, threads(self.n_jobs):
+            check_compatible(self.spec, spec)  # again: another writer may have adopted one
+            st = self._state
+            ids = self._check_ids(ids, n, st)
             if n == 0:
+                if self.spec is None:
+                    self.spec = spec
                 return
-            self._append(a, ids)
-            self._runs.append(_Run(self, self._total - n, self._total))
+            st = self._append(st, a, ids)
+            runs = [*st.runs, _Run(self, st.fps, st.ids, st.total - n, st.total)]
             factor = config["index_merge_factor"]
-            while len(self._runs) >= 2 and self._runs[-2].size <= factor * self._runs[-1].size:
-                b = self._runs.pop()
-                a_run = self._runs.pop()
-                self._runs.append(_Run(self, a_run.lo, b.hi))
-        self._next_id = max(self._next_id, int(ids.max()) + 1)
+            while len(runs) >= 2 and runs[-2].size <= factor * runs[-1].size:
+                b = runs.pop()
+                a_run = runs.pop()
+                runs.append(_Run(self, st.fps, st.ids, a_run.lo, b.hi))
+            next_id = max(st.next_id, int(ids.max()) + 1)
+            if self.spec is None and spec is not None:
+                self.spec = spec
+            self._state = st._replace(runs=tuple(runs), next_id=next_id)  # publish
 
-    def _append(self, fps: np.ndarray, ids: np.ndarray) -> None:
+    @staticmethod
+    def _append(st: _State, fps: np.ndarray, ids: np.ndarray) -> _State:
+        """``st`` with the slots of a batch filled (its runs not yet covering them)."""
         n = fps.shape[0]
-        need = self._total + n
-        if need > self._fps.shape[0]:
-            cap = max(need, 2 * self._fps.shape[0], 1024)
-            grown = np.empty((cap, fps.shape[1]), dtype=np.uint64)
-            grown[: self._total] = self._fps[: self._total]
-            self._fps = grown
-            ids_grown = np.empty(cap, dtype=np.int64)
-            ids_grown[: self._total] = self._ids[: self._total]
-            self._ids = ids_grown
+        need = st.total + n
+        slot_fps, slot_ids, alive = st.fps, st.ids, st.alive
+        if need > slot_fps.shape[0]:
+            cap = max(need, 2 * slot_fps.shape[0], 1024)
+            slot_fps = np.empty((cap, fps.shape[1]), dtype=np.uint64)
+            slot_fps[: st.total] = st.fps[: st.total]
+            slot_ids = np.empty(cap, dtype=np.int64)
+            slot_ids[: st.total] = st.ids[: st.total]
             alive = np.zeros(cap, dtype=np.bool_)
-            alive[: self._total] = self._alive[: self._total]
-            self._alive = alive
-        self._fps[self._total : need] = fps
-        self._ids[self._total : need] = ids
-        self._alive[self._total : need] = True
-        self._total = need
-        self._live += n
+            alive[: st.total] = st.alive[: st.total]
+        # slots from st.total on are read by no published state
+        slot_fps[st.total : need] = fps
+        slot_ids[st.total : need] = ids
+        alive[st.total : need] = True
+        return st._replace(fps=slot_fps, ids=slot_ids, alive=alive, total=need,
+                           live=st.live + n)
 
     def remove(self, ids: Any) -> None:
         """Remove fingerprints by id.
@@ -362,29 +425,28 @@ class SimhashIndex:
         if arr.dtype.kind == "u" and arr.max() >= 2**63:
             raise KeyError(f"ids not in the index: {arr[arr >= 2**63][:10].tolist()}")
         arr = arr.astype(np.int64)
-        with threads(self.n_jobs):
-            slots = self._slots_of(arr)
-        missing = arr[slots < 0]
-        if missing.size:
-            raise KeyError(f"ids not in the index: {missing[:10].tolist()}")
-        self._alive[slots] = False
-        self._live -= int(slots.shape[0])
-        if self._total - self._live > config["index_compact_fraction"] * self._total:
-            self._compact()
+        with self._lock, threads(self.n_jobs):
+            st = self._state
+            slots = self._slots_of(arr, st)
+            missing = arr[slots < 0]
+            if missing.size:
+                raise KeyError(f"ids not in the index: {missing[:10].tolist()}")
+            alive = st.alive.copy()  # published states keep their flags
+            alive[slots] = False
+            st = st._replace(alive=alive, live=st.live - int(slots.shape[0]))
+            if st.total - st.live > config["index_compact_fraction"] * st.total:
+                st = self._compact(st)
+            self._state = st  # publish
 
-    def _compact(self) -> None:
-        """Rebuild from the live slots only."""
-        keep = self._alive[: self._total]
-        fps, ids = self._fps[: self._total][keep], self._ids[: self._total][keep]
-        self._fps = np.empty((0, fps.shape[1]), dtype=np.uint64)
-        self._ids = np.empty(0, dtype=np.int64)
-        self._alive = np.empty(0, dtype=np.bool_)
-        self._total = self._live = 0
-        self._runs = []
+    def _compact(self, st: _State) -> _State:
+        """``st`` rebuilt from its live slots only (new arrays, new runs)."""
+        keep = st.alive[: st.total]
+        fps, ids = st.fps[: st.total][keep], st.ids[: st.total][keep]
+        new = self._empty_state(st.next_id)
         if fps.shape[0]:
-            with threads(self.n_jobs):
-                self._append(fps, ids)
-                self._runs.append(_Run(self, 0, self._total))
+            new = self._append(new, fps, ids)
+            new = new._replace(runs=(_Run(self, new.fps, new.ids, 0, new.total),))
+        return new
 
     # --- query ---------------------------------------------------------------------------
 
@@ -419,24 +481,26 @@ class SimhashIndex:
             )
         nq = q.shape[0]
         parts = []
+        st = self._state  # one consistent version for the whole query
         with threads(self.n_jobs), threads_for(nq * 16):
             n_tasks = max(1, min(nq, numba.get_num_threads() * config["chunks_per_thread"]))
-            for run in self._runs:
+            for run in st.runs:
                 if nq:
-                    parts.append(self._query_run(run, q, k, n_tasks))
+                    with deferred_interrupt():  # Ctrl-C lands between runs
+                        parts.append(self._query_run(st, run, q, k, n_tasks))
         if parts:
             qi, slot, dist = (np.concatenate(x) for x in zip(*parts))
         else:
             qi, slot, dist = np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
-        ids = self._ids[slot]
+        ids = st.ids[slot]
         order = np.lexsort((ids, dist, qi))
         return Matches(qi[order], ids[order], dist[order], nq)
 
-    def _query_run(self, run: _Run, q: np.ndarray, k: int, n_tasks: int):
+    def _query_run(self, st: _State, run: _Run, q: np.ndarray, k: int, n_tasks: int):
         layout, plan = run.layout, run.plan
         cap = config["pairs_initial_capacity"]
         args = (
-            q, k, self._fps, run.lo, self._alive, run.tabs, plan.row_bits, layout.sels,
+            q, k, st.fps, run.lo, st.alive, run.tabs, plan.row_bits, layout.sels,
             layout.key_pieces, plan.extra_pieces, plan.hashed, plan.key_bits, plan.extra_bits,
             layout.block_masks, n_tasks,
         )
@@ -451,14 +515,14 @@ class SimhashIndex:
 
     # --- persistence ---------------------------------------------------------------------
 
-    def _header(self, count: int) -> dict[str, Any]:
+    def _header(self, count: int, next_id: int) -> dict[str, Any]:
         return {
             "format": FILE_FORMAT,
             "version": FILE_VERSION,
             "k": self.k,
             "bits": self.bits,
             "blocks": self.blocks,
-            "next_id": self._next_id,
+            "next_id": next_id,
             "count": count,
             "spec": None if self.spec is None else self.spec.to_dict(),
         }
@@ -475,10 +539,11 @@ class SimhashIndex:
             File to write (replaced if it exists).
         """
         path = os.fspath(path)
-        keep = self._alive[: self._total]
-        fps = np.ascontiguousarray(self._fps[: self._total][keep], dtype="<u8")
-        ids = np.ascontiguousarray(self._ids[: self._total][keep], dtype="<i8")
-        header = self._header(int(ids.shape[0]))
+        st = self._state  # one consistent version, whatever writers do meanwhile
+        keep = st.alive[: st.total]
+        fps = np.ascontiguousarray(st.fps[: st.total][keep], dtype="<u8")
+        ids = np.ascontiguousarray(st.ids[: st.total][keep], dtype="<i8")
+        header = self._header(int(ids.shape[0]), st.next_id)
         header["sha256"] = _checksum(header, fps, ids)
         blob = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8)
         directory = os.path.dirname(os.path.abspath(path))
@@ -518,6 +583,11 @@ class SimhashIndex:
             truncated, or fails its checksum. Nothing is loaded then.
         """
         path = os.fspath(path)
+        with open(path, "rb") as f:  # FileNotFoundError, IsADirectoryError as they are
+            magic = f.read(4)
+        if magic != b"PK\x03\x04":
+            raise ValueError(f"cannot read a SimhashIndex from {path!r}: not a simhash_nb "
+                             "SimhashIndex file (not a zip archive)")
         try:
             with np.load(path, allow_pickle=False) as z:
                 names = set(z.files)
@@ -529,8 +599,9 @@ class SimhashIndex:
                 ids = z["ids"]
         except FileNotFoundError:
             raise
-        except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, UnicodeError) as exc:
-            raise ValueError(f"cannot read a SimhashIndex from {path!r}: {exc}") from exc
+        except Exception as exc:  # a damaged zip fails in many ways (zipfile, numpy, json)
+            raise ValueError(f"cannot read a SimhashIndex from {path!r}: "
+                             f"{_load_reason(exc)}") from exc
         count, words = header["count"], header["bits"] // 64
         if fps.dtype != np.dtype("<u8") or fps.shape != (count, words):
             raise ValueError(f"{path!r}: fingerprints array has the wrong type or shape")
@@ -544,7 +615,8 @@ class SimhashIndex:
         if count:
             fps = fps.astype(np.uint64)
             index.add(fps if words == 2 else fps[:, 0], ids.astype(np.int64))
-        index._next_id = max(index._next_id, int(header["next_id"]))
+        st = index._state
+        index._state = st._replace(next_id=max(st.next_id, int(header["next_id"])))
         return index
 
 
@@ -556,6 +628,16 @@ def _checksum(header: dict[str, Any], fps: np.ndarray, ids: np.ndarray) -> str:
     for arr in (fps, ids):
         h.update(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))
     return h.hexdigest()
+
+
+def _load_reason(exc: Exception) -> str:
+    """Why a file failed to load, in words that never suggest unpickling it."""
+    text = str(exc)
+    if "pickle" in text or "allow_pickle" in text:
+        return "it holds pickled (object) data, which an index file never does"
+    if isinstance(exc, (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError)):
+        return f"the file is damaged or truncated ({type(exc).__name__}: {text})"
+    return text
 
 
 def _check_header(header: Any) -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
+import threading
 from collections.abc import Iterator
 
 import numba
@@ -47,3 +50,36 @@ def balanced_chunks(offsets: np.ndarray, n_threads: int | None = None) -> np.nda
     bounds = np.searchsorted(cost, targets, side="left")
     bounds[0], bounds[-1] = 0, n
     return np.unique(bounds).astype(np.int64)
+
+
+@contextlib.contextmanager
+def deferred_interrupt() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) until the block ends, then act on it as usual.
+
+    A Numba kernel that returns arrays calls back into Python (``_numba_unpickle``)
+    to box them; a ``KeyboardInterrupt`` raised in that call is not handled by the
+    compiled code, which then fails with ``SystemError`` or crashes the interpreter
+    (a segfault that kills a notebook kernel). Around a block of kernel calls the
+    signal is recorded instead, and the previous handler runs when the block ends
+    (``KeyboardInterrupt`` by default). Keep blocks short (one slice of a batch) so
+    Ctrl-C still answers quickly. Outside the main thread this does nothing (Python
+    delivers signals to the main thread only).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is None:  # a handler not installed from Python: leave it alone
+        yield
+        return
+    caught = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            if callable(previous):
+                previous(signal.SIGINT, caught[0])
+            elif previous == signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)

@@ -7,6 +7,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .validation import check_bits
+
 FORMAT_VERSION = 1
 """Version of the fingerprint definition. Bump it whenever a fingerprint could change."""
 
@@ -82,8 +84,7 @@ class FingerprintSpec:
     version: int = FORMAT_VERSION
 
     def __post_init__(self) -> None:
-        if self.bits not in (64, 128):
-            raise ValueError(f"bits must be 64 or 128, got {self.bits!r}")
+        object.__setattr__(self, "bits", check_bits(self.bits))
         if self.tokenizer not in TOKENIZERS:
             raise ValueError(f"tokenizer must be one of {TOKENIZERS}, got {self.tokenizer!r}")
         if isinstance(self.ngram, bool) or not isinstance(self.ngram, int) or self.ngram < 1:

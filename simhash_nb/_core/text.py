@@ -36,7 +36,13 @@ class TextBuffers:
 
 def _first_bad_position(values) -> tuple[int, object]:
     for pos, v in enumerate(values):
-        if v is None or isinstance(v, str):
+        if v is None:
+            continue
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate
+                return pos, v
             continue
         if isinstance(v, float) and v != v:  # NaN
             continue
@@ -59,26 +65,73 @@ def _bad_input_error(values, start: int = 0) -> Exception:
         return TypeError("texts must be strings (or None/NaN for missing values)")
     if isinstance(v, bytes):
         return ValueError(f"texts[{pos}] is not valid UTF-8: {v[:40]!r}")
+    if isinstance(v, str):
+        err = _surrogate(v)
+        return ValueError(
+            f"texts[{pos}] cannot be encoded as UTF-8: it holds a lone surrogate "
+            f"({v[err]!r} at character {err}), as left by decoding bytes with "
+            "errors='surrogateescape' or a broken UTF-16 source; clean it first (for "
+            "example .encode('utf-8', 'replace').decode())"
+        )
     return TypeError(
         f"texts[{pos}] is a {type(v).__name__} ({v!r:.40}), not a string; convert the "
         "column to str first, or mark it missing"
     )
 
 
+def _surrogate(v: str) -> int:
+    return next(i for i, ch in enumerate(v) if 0xD800 <= ord(ch) <= 0xDFFF)
+
+
+def _check_utf8(arr: pa.Array, start: int) -> None:
+    """Refuse a string array whose bytes are not valid UTF-8 (pyarrow does not check
+    buffers it was given, and parquet files can hold such strings), naming the first
+    bad position (found by bisection: ``log n`` more validations)."""
+    try:
+        arr.validate(full=True)
+        return
+    except pa.ArrowInvalid:
+        pass
+    lo, hi = 0, len(arr)  # the prefix [0, hi) is invalid, [0, lo) is valid
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            arr.slice(0, mid).validate(full=True)
+            lo = mid
+        except pa.ArrowInvalid:
+            hi = mid
+    raw = arr.cast(pa.large_binary() if arr.type == pa.large_string() else pa.binary())[lo]
+    raise ValueError(f"texts[{start + lo}] is not valid UTF-8: {raw.as_py()[:40]!r}")
+
+
 def to_arrow(texts, start: int = 0) -> pa.Array:
     """Any sequence of strings (list, numpy, pandas, pyarrow) to one ``large_string`` array.
 
-    Arrow-backed input is used without copying the text. Byte strings must be UTF-8.
-    Errors name positions counted from ``start`` (where a slice of a batch begins).
+    Arrow-backed input is used without copying the text (its bytes are checked to be
+    UTF-8). Byte strings must be UTF-8. Errors name positions counted from ``start``
+    (where a slice of a batch begins). Single strings or byte strings, dicts and sets
+    are refused: they are not ordered sequences of texts.
     """
-    if isinstance(texts, str):
-        raise TypeError("texts must be a sequence of strings, not a single string; wrap it in [ ]")
+    if isinstance(texts, (str, bytes, bytearray, memoryview)):
+        kind = "string" if isinstance(texts, str) else "byte string"
+        raise TypeError(f"texts must be a sequence of strings, not a single {kind}; wrap it "
+                        "in [ ]")
+    if isinstance(texts, (dict, set, frozenset)):
+        fix = "list(d.values())" if isinstance(texts, dict) else "sorted(s)"
+        raise TypeError(
+            f"texts must be an ordered sequence of strings, not a {type(texts).__name__}; "
+            f"pass {fix} to say which texts, in which order"
+        )
+    from_objects = False  # built from Python objects by pa.array: valid UTF-8 already
     if isinstance(texts, (pa.Array, pa.ChunkedArray)):
         arr = texts
     else:
         values = texts
         if not hasattr(values, "__len__") and not hasattr(values, "__arrow_array__"):
             values = list(values)
+        dtype = getattr(values, "dtype", None)
+        from_objects = isinstance(values, (list, tuple)) or (
+            isinstance(dtype, np.dtype) and dtype.kind == "O")
         try:
             arr = pa.array(values, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
@@ -96,6 +149,8 @@ def to_arrow(texts, start: int = 0) -> pa.Array:
         except pa.ArrowInvalid:
             raise _bad_input_error(arr.to_pylist(), start) from None
     if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        if not from_objects:
+            _check_utf8(arr, start)
         return arr if pa.types.is_large_string(t) else arr.cast(pa.large_string())
     raise _bad_input_error(arr.to_pylist(), start)
 
@@ -104,6 +159,14 @@ def _utf8_size(v) -> int:
     if isinstance(v, str):
         return len(v.encode("utf-8", "surrogatepass"))
     return len(v) if isinstance(v, bytes) else 0
+
+
+def _arrow_backed(texts) -> bool:
+    """A pandas Series or Index whose strings live in Arrow buffers."""
+    dtype = getattr(texts, "dtype", None)
+    if not hasattr(texts, "iloc") and not hasattr(texts, "is_monotonic_increasing"):
+        return False
+    return type(dtype).__name__ == "ArrowDtype" or getattr(dtype, "storage", None) == "pyarrow"
 
 
 def text_slices(texts, target_bytes: int) -> Iterator[tuple[int, object]]:
@@ -117,6 +180,8 @@ def text_slices(texts, target_bytes: int) -> Iterator[tuple[int, object]]:
     (an iterator, say) is one piece.
     """
     target_bytes = max(int(target_bytes), 1)
+    if _arrow_backed(texts):  # pandas over Arrow: cut the Arrow array (no Python objects)
+        texts = to_arrow(texts)
     if isinstance(texts, (pa.Array, pa.ChunkedArray)):
         arr = to_arrow(texts)
         n = len(arr)

@@ -7,24 +7,88 @@ import numbers
 import numpy as np
 
 
+def _position(name: str, shape: tuple[int, ...], flat: int) -> str:
+    if len(shape) == 0:
+        return name
+    return f"{name}[{', '.join(str(int(i)) for i in np.unravel_index(flat, shape))}]"
+
+
+def _ints_to_uint64(a, name: str) -> np.ndarray:
+    """Python ints (or nested lists of them) to uint64, exactly, naming a bad position."""
+    obj = np.array(a, dtype=object)
+    flat = obj.reshape(-1)
+    for pos, x in enumerate(flat):
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+            kind = "float" if isinstance(x, numbers.Real) and not isinstance(x, bool) else None
+            why = ("floats cannot hold 64-bit fingerprints exactly" if kind else
+                   "fingerprints are non-negative integers")
+            raise TypeError(f"{_position(name, obj.shape, pos)} is a {type(x).__name__} "
+                            f"({x!r:.40}); {why}")
+        if not 0 <= x < 2**64:
+            raise ValueError(
+                f"{_position(name, obj.shape, pos)} is {x}; fingerprint words must be in "
+                "[0, 2**64) (a 128-bit fingerprint is two uint64 words, low first)"
+            )
+    return np.array(flat.tolist(), dtype=np.uint64).reshape(obj.shape)
+
+
+def as_uint64(a, name: str = "fingerprints") -> np.ndarray:
+    """Fingerprint words as a ``uint64`` array of any shape.
+
+    Accepted: unsigned integer arrays (and pandas objects of them), Python ints and
+    (nested) lists or tuples of Python ints, each in ``[0, 2**64)``; lists of ints of
+    2**63 and more stay exact. Refused: bools, floats (``TypeError``), negative or too
+    large Python ints (``ValueError`` naming the position), and signed numpy arrays
+    (``TypeError``): an ``int64`` column is usually uint64 fingerprints reinterpreted,
+    so convert it explicitly (``.view(np.uint64)``).
+    """
+    if not isinstance(a, (np.ndarray, np.generic)) and not hasattr(a, "dtype"):
+        if isinstance(a, (str, bytes, dict, set, frozenset)):
+            raise TypeError(f"{name} must be uint64 fingerprints, got {type(a).__name__}")
+        try:
+            arr = np.asarray(a)
+        except ValueError:  # ragged nesting
+            raise ValueError(f"{name} must be a rectangular array of fingerprints") from None
+        if arr.dtype.kind in "iuOf":  # Python ints (numpy may read big ones as float)
+            return _ints_to_uint64(a, name)
+        if arr.dtype == np.bool_:
+            raise TypeError(f"{name} holds bools; fingerprints are non-negative integers")
+    else:
+        arr = np.asarray(a)
+    if arr.dtype == np.uint64:
+        return arr
+    if arr.dtype.kind == "u":
+        return arr.astype(np.uint64)
+    raise TypeError(
+        f"{name} must be a uint64 array (as made by simhash_nb.fingerprint) or Python "
+        f"ints, got dtype {arr.dtype}; a signed int64 array of fingerprints converts "
+        "exactly with .view(np.uint64)"
+    )
+
+
 def as_fingerprints(a, name: str = "fingerprints") -> np.ndarray:
     """Check and return a fingerprint array: ``uint64[n]`` (64 bits) or ``uint64[n, 2]`` (128).
 
-    Signed, float or object arrays are refused rather than reinterpreted.
+    Values are read as :func:`as_uint64` reads them (uint64 arrays, or Python ints);
+    signed, float or object arrays are refused rather than reinterpreted.
     """
-    arr = np.asarray(a)
-    if arr.dtype != np.uint64:
-        raise TypeError(
-            f"{name} must be a uint64 array (as made by simhash_nb.fingerprint), got dtype "
-            f"{arr.dtype}; convert explicitly with .astype(np.uint64) only if the values are "
-            "really unsigned 64-bit fingerprints"
-        )
+    arr = as_uint64(a, name)
     if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] == 2):
         return np.ascontiguousarray(arr)
     raise ValueError(
         f"{name} must have shape (n,) for 64-bit or (n, 2) for 128-bit fingerprints, "
         f"got shape {arr.shape}"
     )
+
+
+def check_bits(bits, name: str = "bits") -> int:
+    """A fingerprint width: the integer 64 or 128 (not a bool or a float such as 64.0)."""
+    if isinstance(bits, bool) or not isinstance(bits, numbers.Integral):
+        raise TypeError(f"{name} must be the integer 64 or 128, got {type(bits).__name__} "
+                        f"{bits!r}")
+    if bits not in (64, 128):
+        raise ValueError(f"{name} must be 64 or 128, got {bits!r}")
+    return int(bits)
 
 
 def bits_of(fps: np.ndarray) -> int:

@@ -15,8 +15,9 @@ import numpy as np
 
 from .._kernels import bitsums as _bk
 from .._kernels import windows as _wk
+from .features import check_missing, raise_missing
 from .fingerprint import _check_document_sizes
-from .parallel import balanced_chunks, threads
+from .parallel import balanced_chunks, deferred_interrupt, threads
 from .search import near_duplicates
 from .spec import FingerprintSpec
 from .text import text_buffers
@@ -60,6 +61,7 @@ def window_fingerprints(
     seed: int | None = None,
     spec: FingerprintSpec | None = None,
     as_frame: bool = True,
+    missing: str = "raise",
     n_jobs: int | None = None,
 ):
     """Fingerprints of overlapping token windows of each text.
@@ -67,7 +69,7 @@ def window_fingerprints(
     Window ``j`` of a text with ``T`` tokens covers tokens ``[s, s + window)`` with
     ``s = min(j * stride, T - window)``: windows start every ``stride`` tokens and the
     last one ends at the last token, so every token is in some window. A text with at
-    most ``window`` tokens has one window (all of it); an empty or missing text has none.
+    most ``window`` tokens has one window (all of it); an empty text has none.
     Features are made inside each window only (n-grams do not cross its edges), with
     the built-in Numba tokenizers.
 
@@ -85,6 +87,9 @@ def window_fingerprints(
         A pandas DataFrame (columns ``doc``, ``window``, ``start``, ``end`` and
         ``fingerprint``, or ``fingerprint_lo``/``fingerprint_hi`` for 128 bits), else
         a :class:`Windows` tuple of arrays.
+    missing : {"raise", "skip"}, default "raise"
+        What a missing text (None, NaN, pd.NA) gets: an error naming its position, or
+        no windows.
     n_jobs : int, optional
 
     Returns
@@ -114,6 +119,7 @@ def window_fingerprints(
     if isinstance(stride, bool) or not isinstance(stride, (int, np.integer)) or stride < 1:
         raise ValueError(f"stride must be an integer >= 1, got {stride!r}")
     window, stride = int(window), int(stride)
+    check_missing(missing, ("raise", "skip"))
     if spec is not None:
         tokenizer = None
     spec, _ = prepare(bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
@@ -125,8 +131,10 @@ def window_fingerprints(
             "Chinese use tokenizer='char', ngram=2")
     mode = _MODES[spec.tokenizer]
     classes = word_classes()
-    with threads(n_jobs) as n_threads:
+    with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
+        if missing == "raise":
+            raise_missing(buf.valid, "missing='skip' to give them no windows")
         _check_document_sizes(buf.offsets)
         chunks = balanced_chunks(buf.offsets)
         tokens = _wk.unit_counts(buf.data, buf.offsets, chunks, mode, classes)

@@ -21,6 +21,17 @@ def _one_line(e: BaseException) -> str:
     return (text.splitlines()[0] if text else type(e).__name__)
 
 
+def _note_cold_cache() -> None:
+    """One line on a terminal's stderr when the kernels must be compiled (first run)."""
+    if not sys.stderr.isatty():
+        return
+    from .._kernels import cache_is_cold
+
+    if cache_is_cold():
+        print(f"{PROG}: first run: compiling the Numba kernels (a minute or so, once; later "
+              "runs load them from the cache)", file=sys.stderr, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``simhash-nb`` with ``argv`` (default: the command line); the exit status.
 
@@ -41,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     from .._core.spec import SpecMismatchError
 
+    _note_cold_cache()
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

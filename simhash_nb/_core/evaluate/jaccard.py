@@ -5,6 +5,7 @@ threshold join with all, MinHash or SimHash candidates), :func:`minhash_bands`."
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -260,6 +261,7 @@ def jaccard_pairs(
     threshold = check_threshold(threshold)
     if candidates not in _CANDIDATES:
         raise ValueError(f"candidates must be one of {_CANDIDATES}, got {candidates!r}")
+    num_perm = _check_num_perm(num_perm)
     if max_pairs is None:
         max_pairs = int(config["max_pairs"])
     options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
@@ -287,6 +289,7 @@ def jaccard_pairs(
             if candidates == "minhash":
                 if bands is None:
                     b, r = minhash_bands(threshold, num_perm)
+                    _warn_low_recall(threshold, num_perm, b, r)
                 else:
                     b, r = _check_bands(bands, num_perm)
                 i, j = _minhash_candidates(indptr, hashes, num_perm, b, r, random_state, max_pairs)
@@ -330,6 +333,26 @@ def _all_pairs_above(indptr, hashes, threshold: float, max_pairs: int):
                                                     n_tasks, cap)
     keep = (np.arange(n_tasks * cap) % cap) < np.repeat(counts, cap)
     return left[keep], right[keep], sims[keep]
+
+
+def _check_num_perm(num_perm) -> int:
+    """MinHash signature length: an integer >= 2 (one permutation is one coin flip)."""
+    if isinstance(num_perm, bool) or not isinstance(num_perm, numbers.Integral):
+        raise TypeError(f"num_perm must be an integer >= 2, got {num_perm!r}")
+    if num_perm < 2:
+        raise ValueError(f"num_perm must be >= 2 (MinHash permutations), got {num_perm}")
+    return int(num_perm)
+
+
+def _warn_low_recall(threshold: float, num_perm: int, b: int, r: int, recall=0.99) -> None:
+    hit = 1.0 - (1.0 - threshold**r) ** b
+    if hit < recall:
+        warnings.warn(
+            f"num_perm={num_perm} MinHash permutations find a pair at Jaccard {threshold} "
+            f"with probability {hit:.3f} only (bands={b}, rows={r}); pairs will be missed. "
+            "Raise num_perm, or use candidates='all'",
+            RuntimeWarning, stacklevel=3,
+        )
 
 
 def _check_bands(bands, num_perm: int) -> tuple[int, int]:
