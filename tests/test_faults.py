@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import random
 import signal
@@ -128,8 +129,9 @@ def test_loading_other_files_never_suggests_unpickling(tmp_path):
 
 
 def test_cold_numba_cache_is_noted_once_on_a_terminal(tmp_path, monkeypatch, capsys):
-    from simhash_nb import _kernels, cli
+    from simhash_nb import _kernels
     from simhash_nb._kernels import bitsums
+    cli = importlib.import_module("simhash_nb.cli.main")
 
     assert isinstance(_kernels.cache_is_cold(), bool)
     index = bitsums.fingerprint_texts._cache._cache_file._index_path
