@@ -32,6 +32,9 @@ else:
     def work():
         index.query(fps[:20_000])
         sh.pairs_within(fps[:2000], 12)
+        sh.near_duplicates(fps[:50_000], 12)
+        sh.near_duplicates(fps, 12, recall=0.9)
+        sh.clusters(fps, 3)
 for trial in range(int(sys.argv[1])):
     try:
         print("ready", flush=True)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import simhash_nb as sh
-from simhash_nb.spec import SpecMismatchError
+from simhash_nb import SpecMismatchError
 
 # --- SimhashIndex without a spec ---------------------------------------------------------
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..._kernels import dense_tables as _dk
 from ...config import config
+from ..parallel import deferred_interrupt
 from .collector import Collector
 from .families import TableFamily
 
@@ -89,10 +90,11 @@ def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, 
 
 def _run(fps, n_left, tables, family: TableFamily, sort_bits, k, wa, wb, lanes, cap,
          work: DenseWork):
-    return _dk.search_dense(
-        fps, n_left, tables, family.masks, family.mults, sort_bits, family.block_masks,
-        family.sels, k, wa, wb, lanes, cap, *work.args(),
-    )
+    with deferred_interrupt():  # Ctrl-C waits for the wave (see parallel.deferred_interrupt)
+        return _dk.search_dense(
+            fps, n_left, tables, family.masks, family.mults, sort_bits, family.block_masks,
+            family.sels, k, wa, wb, lanes, cap, *work.args(),
+        )
 
 
 def _keep(got: Collector, left, right, dist, counts, where) -> None:

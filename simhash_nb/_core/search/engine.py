@@ -12,6 +12,7 @@ from ..._kernels import hamming as _hk
 from ..._kernels import tables as _tk
 from ...config import config
 from ..pairs import Pairs
+from ..parallel import deferred_interrupt
 from .collector import Collector
 from .dense import dense_search
 from .design import TableDesign, best_tables, check_count
@@ -255,7 +256,8 @@ def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=
     if design.method == "exact":
         return Collector(limit)
     if design.method == "brute":
-        return brute_search(a, b, k, wa, wb, limit)
+        with deferred_interrupt():  # see parallel.deferred_interrupt: Ctrl-C after the join
+            return brute_search(a, b, k, wa, wb, limit)
     if b is None:
         fps, n_left = a, -1
     else:
@@ -269,7 +271,8 @@ def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=
                             progress)
     layout = Layout.make(design.bits, k, design.blocks)
     work = (work or Work(fps.shape[0])).fit(fps.shape[0])
-    return table_search(fps, n_left, layout, k, wa, wb, limit, work)
+    with deferred_interrupt():
+        return table_search(fps, n_left, layout, k, wa, wb, limit, work)
 
 
 def too_many(total: int, max_pairs: int, identical: int) -> TooManyPairsError:

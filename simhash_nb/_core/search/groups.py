@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._kernels import tables as _tk
 from ...config import config
-from ..parallel import threads
+from ..parallel import deferred_interrupt, threads
 from .layout import Layout, Work, sort_table, task_count
 
 # --- identical fingerprints -------------------------------------------------------------
@@ -66,6 +66,13 @@ def whole_layout(bits: int) -> Layout:
 
 
 def group_identical(fps: np.ndarray, work: Work | None = None) -> Groups:
+    """Merge identical rows of a ``uint64[n, words]`` array in linear time (Ctrl-C is
+    held until it returns, see :func:`~simhash_nb._core.parallel.deferred_interrupt`)."""
+    with deferred_interrupt():
+        return _group_identical(fps, work)
+
+
+def _group_identical(fps: np.ndarray, work: Work | None = None) -> Groups:
     """Merge identical rows of a ``uint64[n, words]`` array in linear time.
 
     Sorts a hash of each fingerprint (radix sort) and splits the runs of equal hashes.
