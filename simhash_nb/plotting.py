@@ -189,7 +189,26 @@ def plot_threshold_curves(table, ax=None, *, mark=None, label=None, max_k=None):
     ax.grid(True, alpha=0.3)
     ax.set_title("Precision, recall and F1 by threshold")
     ax.legend(loc="best", fontsize=9)
+    _similarity_axis(ax, table.attrs.get("bits"))
     return ax
+
+
+def _similarity_axis(ax, bits) -> None:
+    """A top axis with the Jaccard similarity each k maps to (the angle relation of
+    :func:`simhash_nb.k_for_similarity`)."""
+    if bits not in (64, 128):
+        return
+
+    def to_sim(k):
+        c = np.cos(np.pi * np.clip(np.asarray(k, dtype=np.float64), 0, bits / 2) / bits)
+        return c / (2 - c)
+
+    def to_k(s):
+        s = np.clip(np.asarray(s, dtype=np.float64), 1e-9, 1.0)
+        return bits * np.arccos(np.clip(2 * s / (1 + s), -1, 1)) / np.pi
+
+    top = ax.secondary_xaxis("top", functions=(to_sim, to_k))
+    top.set_xlabel("Jaccard similarity (equal-sized sets), from the angle relation", fontsize=8)
 
 
 def plot_distance_histogram(table, ax=None, *, density=True, max_k=None, mark=None):

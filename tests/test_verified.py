@@ -64,3 +64,18 @@ def test_candidate_threshold_grows_with_recall_and_falls_with_similarity():
 def test_bad_arguments(kwargs, err, match):
     with pytest.raises(err, match=match):
         sh.near_duplicate_texts(["a b c", "a b c"], **kwargs)
+
+
+def test_recommendation_and_plot_use_the_angle_relation(fortunes, tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fps = sh.fingerprint(fortunes)
+    table = sh.threshold_table(fps, sh.jaccard_pairs(fortunes, 0.7))
+    rec = sh.recommend_k(table)
+    assert rec.similarity == pytest.approx(sh.similarity_for_k(rec.k, 64))
+    assert "similarity=" in repr(rec)
+    ax = sh.plotting.plot_threshold_curves(table, mark=rec)
+    tops = [c for c in ax.get_children() if type(c).__name__ == "SecondaryAxis"]
+    assert len(tops) == 1
+    ax.figure.savefig(tmp_path / "curves.png")

@@ -8,6 +8,8 @@ import numbers
 
 import numpy as np
 
+from ..similarity import similarity_for_k
+
 # --- recommendation -----------------------------------------------------------------------
 
 
@@ -29,6 +31,10 @@ class Recommendation:
         The table's values at ``k`` (NaN where undefined).
     tp, fp, fn : int
         Counts at ``k``.
+    similarity : float
+        The Jaccard similarity the angle relation maps ``k`` to
+        (:func:`~simhash_nb.similarity_for_k`, at the table's width): pass it as
+        ``similarity=`` to search with this ``k`` at another width; NaN if unknown.
 
     Examples
     --------
@@ -49,11 +55,13 @@ class Recommendation:
     tp: int
     fp: int
     fn: int
+    similarity: float = float("nan")
 
     def __repr__(self) -> str:
         return (
             f"Recommendation(k={self.k}, precision={self.precision:.3f}, "
-            f"recall={self.recall:.3f}, f1={self.f1:.3f}, met={self.met})\n  {self.reason}"
+            f"recall={self.recall:.3f}, f1={self.f1:.3f}, similarity={self.similarity:.3f}, "
+            f"met={self.met})\n  {self.reason}"
         )
 
     def __int__(self) -> int:
@@ -154,10 +162,15 @@ def recommend_k(
     f = table["f1"].to_numpy(dtype=np.float64)
     span = f"k = {int(k.min())}..{int(k.max())}"
 
+    bits = table.attrs.get("bits")
+
     def pick(row: int, criterion: str, met: bool, reason: str) -> Recommendation:
+        sim = (similarity_for_k(int(k[row]), bits) if bits in (64, 128) and k[row] < bits
+               else float("nan"))
         return Recommendation(
             int(k[row]), criterion, met, reason, float(p[row]), float(r[row]), float(f[row]),
             int(table["tp"].iloc[row]), int(table["fp"].iloc[row]), int(table["fn"].iloc[row]),
+            sim,
         )
 
     def first_max(values: np.ndarray, mask: np.ndarray) -> int:
