@@ -234,3 +234,27 @@ def test_families_promise():
     assert np.array_equal(s1.masks, s2.masks)
     assert all(bin(_mask_int(m)).count("1") == 20 for m in s1.masks)
     assert dense_tables.owner is not None
+
+
+@pytest.mark.parametrize("bits,k", [(64, 12), (128, 30)])
+def test_index_with_recall(tmp_path, bits, k):
+    rng = np.random.default_rng(21)
+    f = planted(rng, 6000, bits, k, per_distance=40)
+    index = sh.SimhashIndex(k=k, bits=bits, recall=0.99)
+    index.add(f[:4000])
+    index.add(f[4000:])
+    m = index.query(f[:1500])
+    exact = sh.near_duplicates(f[:1500], k, against=f)
+    got = list(zip(m.query.tolist(), m.id.tolist()))
+    want = set(zip(exact.i.tolist(), exact.j.tolist()))
+    assert len(set(got)) == len(got)  # each match once, however many tables found it
+    assert set(got) <= want and np.all(m.distance <= k)
+    assert len(got) >= 0.98 * len(want)
+    index.save(tmp_path / "i.simhash")
+    back = sh.SimhashIndex.load(tmp_path / "i.simhash")
+    assert back.recall == 0.99 and "recall=0.99" in repr(back)
+    assert len(back.query(f[:1500])) == len(m)
+    with pytest.raises(ValueError, match="recall must be in"):
+        sh.SimhashIndex(k=3, recall=2)
+    with pytest.raises(ValueError, match="pass one of them"):
+        sh.SimhashIndex(k=3, recall=0.9, blocks=5)

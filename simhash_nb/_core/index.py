@@ -50,9 +50,10 @@ import numpy as np
 from .._kernels import tables as _tk
 from ..config import config
 from .parallel import deferred_interrupt, threads
-from .search.design import best_tables, check_blocks, pair_count
+from .search.design import best_sampling, best_tables, check_blocks, check_recall, pair_count
+from .search.families import sampled
 from .search.groups import threads_for
-from .search.layout import Layout, top_bits
+from .search.layout import Layout, Plan, top_bits
 from .spec import FingerprintSpec, SpecMismatchError, check_compatible
 from .validation import as_fingerprints, as_words, bits_of, check_bits, check_k
 
@@ -125,9 +126,13 @@ class _Run:
         self.lo, self.hi = lo, hi
         m = hi - lo
         fps = slot_fps[lo:hi]
-        blocks = index.blocks or best_tables(m, pair_count(m, None), index.k, index.bits).blocks
-        self.layout = Layout.make(index.bits, index.k, blocks)
-        self.plan = self.layout.plan(m)
+        if index.recall is not None:
+            self.layout, self.plan = _sampled_layout(index, m)
+        else:
+            blocks = index.blocks or best_tables(m, pair_count(m, None), index.k,
+                                                 index.bits).blocks
+            self.layout = Layout.make(index.bits, index.k, blocks)
+            self.plan = self.layout.plan(m)
         n_tables = self.layout.n_tables
         self.tabs = np.empty((n_tables, m), dtype=np.uint64)
         tmp = np.empty(m, dtype=np.uint64)
@@ -148,6 +153,22 @@ class _Run:
     @property
     def size(self) -> int:
         return self.hi - self.lo
+
+
+def _sampled_layout(index: SimhashIndex, m: int) -> tuple[Layout, Plan]:
+    """Sampled tables (``recall < 1``) as a layout the query kernel reads: each sampled
+    mask is a "block" and each table selects one block, so the kernel's ownership rule
+    (the first ``b - k = 1`` agreeing blocks) is the first table whose bits the pair
+    agrees on. No extra bits are stored (sampled masks overlap: a bit could count twice)."""
+    d = best_sampling(m, pair_count(m, None), index.k, index.bits, index.recall)
+    words = index.bits // 64
+    family = sampled(index.bits, d.key_bits, d.tables, index.random_state)
+    layout = Layout.from_masks(index.bits, d.tables - 1,
+                               np.ascontiguousarray(family.masks[:, :words]))
+    plan = layout.plan(m)
+    plan = dataclasses.replace(plan, extra_bits=np.zeros_like(plan.extra_bits),
+                               extra_pieces=np.zeros((layout.n_tables, 0, 4), np.uint64))
+    return layout, plan
 
 
 class _State(NamedTuple):
@@ -183,6 +204,13 @@ class SimhashIndex:
     blocks : int, optional
         Blocks per fingerprint (``k < blocks <= bits``); by default each sorted run
         picks the cheapest design for its size (see :func:`simhash_nb.table_design`).
+    recall : float, optional
+        Use sampled tables (bit-sampling LSH) that find a match at distance ``k`` with
+        probability at least ``recall`` (closer ones more often), as in
+        :func:`simhash_nb.near_duplicates`: far fewer tables than the exact pigeonhole
+        at large ``k`` (memory is 8 bytes per fingerprint per table).
+    random_state : int or None, default 0
+        Seed of the sampled tables.
     n_jobs : int, optional
         Threads for the kernels (default: Numba's setting).
 
@@ -222,6 +250,8 @@ class SimhashIndex:
         spec: FingerprintSpec | None = None,
         *,
         blocks: int | None = None,
+        recall: float | None = None,
+        random_state: int | None = 0,
         n_jobs: int | None = None,
     ):
         if spec is not None and not isinstance(spec, FingerprintSpec):
@@ -235,6 +265,15 @@ class SimhashIndex:
         self.bits = int(bits)
         self.spec = spec
         self.blocks = None if blocks is None else check_blocks(blocks, self.k, self.bits)
+        recall = check_recall(recall)
+        self.recall = None if recall >= 1.0 else recall
+        if self.recall is not None and blocks is not None:
+            raise ValueError("blocks= sets pigeonhole tables; recall= uses sampled ones: "
+                             "pass one of them")
+        if random_state is not None and (isinstance(random_state, bool)
+                                         or not isinstance(random_state, numbers.Integral)):
+            raise TypeError(f"random_state must be an int or None, got {random_state!r}")
+        self.random_state = random_state
         self.n_jobs = n_jobs
         self._lock = threading.RLock()  # serialises writers; readers take self._state
         self._state = self._empty_state()
@@ -277,7 +316,8 @@ class SimhashIndex:
     def __repr__(self) -> str:
         return (
             f"SimhashIndex(k={self.k}, bits={self.bits}, size={len(self)}, "
-            f"runs={len(self._runs)})"
+            + (f"recall={self.recall}, " if self.recall is not None else "")
+            + f"runs={len(self._runs)})"
         )
 
     @property
@@ -522,6 +562,8 @@ class SimhashIndex:
             "k": self.k,
             "bits": self.bits,
             "blocks": self.blocks,
+            "recall": self.recall,
+            "random_state": self.random_state,
             "next_id": next_id,
             "count": count,
             "spec": None if self.spec is None else self.spec.to_dict(),
@@ -611,7 +653,9 @@ class SimhashIndex:
         if _checksum(header, fps, ids) != expected:
             raise ValueError(f"{path!r}: checksum mismatch; the file is damaged or was altered")
         spec = None if header["spec"] is None else FingerprintSpec.from_json(header["spec"])
-        index = cls(header["k"], header["bits"], spec, blocks=header["blocks"], n_jobs=n_jobs)
+        index = cls(header["k"], header["bits"], spec, blocks=header["blocks"],
+                    recall=header.get("recall"), random_state=header.get("random_state", 0),
+                    n_jobs=n_jobs)
         if count:
             fps = fps.astype(np.uint64)
             index.add(fps if words == 2 else fps[:, 0], ids.astype(np.int64))
