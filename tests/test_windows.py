@@ -124,3 +124,15 @@ def test_containment_matches_brute_force(a, edits, k):
         return
     matched = sum(1 for x in a if any(naive.hamming(x, y) <= k for y in b))
     assert got == matched / len(a)
+
+
+def test_containment_is_robust_to_the_offset_with_stride_one():
+    texts = sh.datasets.load_sample("fortunes")["text"].tolist()
+    words = " ".join(texts[:400]).split()
+    quote = " ".join(words[5000:5300])
+    a = sh.window_fingerprints([quote], window=50, stride=25, as_frame=False)
+    for off in (100, 101, 107, 112):
+        essay = " ".join(words[:off]) + " " + quote + " " + " ".join(words[8000:8400])
+        b = sh.window_fingerprints([essay], window=50, stride=1, as_frame=False)
+        assert sh.containment(a.fingerprints, b.fingerprints) == 1.0
+        assert sh.containment(b.fingerprints, a.fingerprints) < 0.5

@@ -19,11 +19,12 @@ from .features import check_missing, raise_missing
 from .fingerprint import _check_document_sizes
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .search import near_duplicates
+from .similarity import resolve_k
 from .spec import FingerprintSpec
 from .text import text_buffers
 from .tokenizers import _MODES, is_fast, prepare
 from .unicode import word_classes
-from .validation import as_fingerprints, bits_of, check_k, same_width
+from .validation import as_fingerprints, bits_of, same_width
 
 __all__ = ["Windows", "window_fingerprints", "containment"]
 
@@ -187,13 +188,20 @@ def _frame_fps(w) -> tuple[np.ndarray, np.ndarray]:
     return None, as_fingerprints(w, "window fingerprints")
 
 
-def containment(a_windows, b_windows=None, k: int = 3):
+def containment(a_windows, b_windows=None, k: int | None = None):
     """Share of ``a``'s windows that have a window of ``b`` within ``k`` bits.
 
     With two fingerprint arrays (the windows of one document each) it returns one
     number: 1.0 when every window of ``a`` is nearly found in ``b`` (``a`` is quoted in
     full), 0.0 when none is, NaN when ``a`` has no windows. It is not symmetric: a
     paragraph quoted in a long text is contained in it, not the other way round.
+
+    A quote need not start where one of ``b``'s windows starts: make ``b``'s windows
+    with ``stride=1`` (every start) and each window of the quote has an exact twin in
+    ``b`` at any offset. With a coarser stride the windows are shifted against each
+    other by up to ``stride - 1`` tokens; measured on a 300-word quote in
+    ``window=50`` windows, ``b`` at ``stride=25`` gave 1.0, 1.0, 0.83, 0.75 at offsets
+    100, 101, 107, 112 (k = 12) and ``stride=1`` gave 1.0 at all four.
 
     With window frames (or :class:`Windows`) of many documents it returns, for every
     pair of documents ``(a_doc, b_doc)`` with at least one near window, a DataFrame with
@@ -205,8 +213,9 @@ def containment(a_windows, b_windows=None, k: int = 3):
     Parameters
     ----------
     a_windows, b_windows : array of fingerprints, DataFrame or Windows
-    k : int, default 3
-        Hamming threshold (``<= k``).
+    k : int, optional
+        Hamming threshold (``<= k``); by default from ``config["default_similarity"]``
+        as in :func:`simhash_nb.near_duplicates` (12 of 64 bits, 25 of 128).
 
     Returns
     -------
@@ -235,7 +244,7 @@ def containment(a_windows, b_windows=None, k: int = 3):
     else:
         b_doc, b = _frame_fps(b_windows)
         same_width(a, b, ("a_windows", "b_windows"))
-    k = check_k(k, bits_of(a))
+    k = resolve_k(k, None, bits_of(a))
     if a_doc is None or b_doc is None:
         if a_doc is not None or b_doc is not None:
             raise TypeError("pass two fingerprint arrays or two window frames, not one of each")
