@@ -87,11 +87,19 @@ def features(
         A list, numpy array, pandas Series or pyarrow array of strings.
     tokenizer, ngram, weights, normalize, seed, spec, params, n_jobs, progress
         As in :func:`simhash_nb.fingerprint`.
+    missing : {"raise", "zero"}, default "raise"
+        What a missing text gets: an error naming its position, or no features.
 
     Returns
     -------
     FeatureBatch
         CSR batch: ``indptr`` (one row per text), ``hashes`` and ``weights``.
+
+    Raises
+    ------
+    ValueError
+        If ``missing`` is not "raise" or "zero", a text is missing and
+        ``missing="raise"``, or an option is invalid.
 
     Examples
     --------

@@ -88,7 +88,23 @@ class SimilarPairs:
 
     def dedupe(self, keep="first") -> np.ndarray:
         """Boolean mask keeping one row per cluster (``keep`` as in
-        :func:`simhash_nb.dedupe`)."""
+        :func:`simhash_nb.dedupe`).
+
+        Parameters
+        ----------
+        keep : {"first", "last", False}, default "first"
+            Keep the smallest row of each cluster, the largest, or (``False``) only rows
+            in no pair.
+
+        Returns
+        -------
+        ndarray of bool, shape (n,)
+
+        Raises
+        ------
+        ValueError
+            If ``keep`` is not "first", "last" or False.
+        """
         return dedupe(np.zeros(self.n, dtype=np.uint64), keep=keep, pairs=(self.i, self.j))
 
     def to_frame(self):
