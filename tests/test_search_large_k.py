@@ -258,3 +258,11 @@ def test_index_with_recall(tmp_path, bits, k):
         sh.SimhashIndex(k=3, recall=2)
     with pytest.raises(ValueError, match="pass one of them"):
         sh.SimhashIndex(k=3, recall=0.9, blocks=5)
+
+
+def test_designs_with_vanishing_collision_probability_terminate():
+    # p(d) below 1e-16 (1 - p == 1 in floating point) must not loop forever
+    assert families.tables_for_recall(128, 60, 60, 0.995) >= 2**40
+    assert 0 < families.sampled_recall(128, 60, 60, 10**6) < 1e-6
+    d = sh.table_design(3, 47, 128, recall=0.995)
+    assert d.recall_at(47) >= 0.995

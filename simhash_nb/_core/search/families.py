@@ -114,7 +114,10 @@ def collision_probability(bits: int, d: int, sample_bits: int) -> float:
 
 def sampled_recall(bits: int, d: int, sample_bits: int, tables: int) -> float:
     """P(a pair at distance ``d`` shares a key in at least one of ``tables`` tables)."""
-    return 1.0 - (1.0 - collision_probability(bits, d, sample_bits)) ** tables
+    p = collision_probability(bits, d, sample_bits)
+    if p >= 1.0:
+        return 1.0
+    return -math.expm1(tables * math.log1p(-p))  # exact for tiny p, where 1 - p == 1
 
 
 def tables_for_recall(bits: int, k: int, sample_bits: int, recall: float) -> int:
@@ -128,6 +131,10 @@ def tables_for_recall(bits: int, k: int, sample_bits: int, recall: float) -> int
     if recall >= 1.0:
         return 2**62
     tables = max(1, math.ceil(math.log1p(-recall) / math.log1p(-p)))
-    while sampled_recall(bits, k, sample_bits, tables) < recall:  # rounding
+    if tables >= 2**62:
+        return 2**62
+    for _ in range(4):  # rounding: at most a table or two short
+        if sampled_recall(bits, k, sample_bits, tables) >= recall:
+            break
         tables += 1
     return tables
