@@ -79,3 +79,22 @@ def test_recommendation_and_plot_use_the_angle_relation(fortunes, tmp_path):
     tops = [c for c in ax.get_children() if type(c).__name__ == "SecondaryAxis"]
     assert len(tops) == 1
     ax.figure.savefig(tmp_path / "curves.png")
+
+
+def test_missing_texts_are_refused_in_the_core_and_skipped_by_the_accessor():
+    import pandas as pd
+
+    with pytest.raises(ValueError, match=r"texts\[1\] is missing"):
+        sh.near_duplicate_texts(["a b c", None, "a b c"], tokenizer="word", ngram=1)
+    s = pd.Series(["a b c d", None, "a b c d", "x y"], index=list("pqrs"))
+    got = s.simhash.near_duplicates(threshold=0.9, tokenizer="word", ngram=1)
+    assert got[["left", "right"]].values.tolist() == [["p", "r"]]
+    assert got["jaccard"].tolist() == [1.0]
+    labels = s.simhash.clusters(threshold=0.9, tokenizer="word", ngram=1)
+    assert labels.isna().tolist() == [False, True, False, False]
+    assert labels.dropna().tolist() == [0, 0, 3]
+    assert s.simhash.dedupe(threshold=0.9, tokenizer="word", ngram=1).index.tolist() == [
+        "p", "q", "s"]
+    with pytest.raises(TypeError, match="needs a text Series"):
+        pd.Series(sh.fingerprint(["a b"]), dtype="UInt64").simhash.near_duplicates(
+            threshold=0.9)

@@ -177,13 +177,14 @@ def near_duplicate_texts(
     -------
     SimilarPairs
         ``i < j``, exact ``jaccard``, fingerprint ``distance``; ``.clusters()`` and
-        ``.dedupe()`` group them. Documents without shingles (empty or missing texts)
-        are in no pair.
+        ``.dedupe()`` group them. Documents without shingles (empty texts) are in no
+        pair.
 
     Raises
     ------
     ValueError
-        On a threshold or recall out of range.
+        On a threshold or recall out of range, or a missing text (None, NaN, pd.NA:
+        drop them first, as :meth:`pandas.Series.simhash.near_duplicates` does).
 
     See Also
     --------
