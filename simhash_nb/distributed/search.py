@@ -397,7 +397,7 @@ def near_duplicates(
         that each holds about ``config["distributed_partition_rows"]`` table records).
     max_pairs : int, optional
         Refuse to hold more pairs than this in any one result partition (default
-        ``config["max_pairs"]``); raised as :class:`~simhash_nb.search.TooManyPairsError`
+        ``config["max_pairs"]``); raised as :class:`~simhash_nb.TooManyPairsError`
         when the result is computed.
     shuffle_method : str, optional
         Dask's shuffle method (default: ``"p2p"`` on a distributed cluster).
