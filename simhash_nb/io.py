@@ -102,11 +102,23 @@ def specs_metadata(specs: Mapping[str, FingerprintSpec]) -> dict[bytes, bytes]:
     return {SPEC_KEY: json.dumps(body, sort_keys=True, separators=(",", ":")).encode()}
 
 
-def specs_from_metadata(metadata: Mapping[bytes, bytes] | None) -> dict[str, FingerprintSpec]:
-    """``{column: spec}`` from schema metadata (empty when there is none)."""
+def specs_from_metadata(metadata: Mapping[bytes, bytes] | None,
+                        source: str = "the schema") -> dict[str, FingerprintSpec]:
+    """``{column: spec}`` from schema metadata (empty when there is none).
+
+    Raises ``ValueError`` naming ``source`` and the key when the entry is not a JSON
+    object of valid specs.
+    """
     if not metadata or SPEC_KEY not in metadata:
         return {}
-    return {col: FingerprintSpec.from_json(d) for col, d in json.loads(metadata[SPEC_KEY]).items()}
+    try:
+        body = json.loads(metadata[SPEC_KEY])
+        if not isinstance(body, dict):
+            raise ValueError(f"a JSON object expected, got {type(body).__name__}")
+        return {str(col): FingerprintSpec.from_json(d) for col, d in body.items()}
+    except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{source}: bad fingerprint specs in the metadata key "
+                         f"{SPEC_KEY.decode()!r}: {e}") from None
 
 
 def _frame_specs(df, spec) -> dict[str, FingerprintSpec]:
@@ -171,8 +183,9 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
     ----------
     df : pandas.DataFrame or Series
     path : str or path
-        Written to a temporary file first, then renamed: a failed write leaves any
-        existing file in place.
+        Must end in ``.parquet`` or ``.pq`` (a ``ValueError`` otherwise: parquet under a
+        ``.csv`` name would mislead every later reader). Written to a temporary file
+        first, then renamed: a failed write leaves any existing file in place.
     spec : FingerprintSpec or dict of column -> FingerprintSpec, optional
         Default: the specs in ``df.attrs["simhash_spec"]`` (set by the ``.simhash``
         accessor). A single spec applies to every fingerprint column.
@@ -184,6 +197,8 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
     ------
     TypeError
         If ``df`` is not a pandas DataFrame.
+    ValueError
+        If ``path`` does not end in ``.parquet`` or ``.pq``.
 
     Examples
     --------
@@ -203,6 +218,11 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
         df.attrs = dict(attrs)
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    if isinstance(path, (str, os.PathLike)):
+        suffix = Path(path).suffix.lower()
+        if suffix not in (".parquet", ".pq"):
+            raise ValueError(f"{path}: write_parquet writes parquet; name the file .parquet "
+                             f"or .pq, not {suffix or 'without a suffix'}")
     specs = _frame_specs(df, spec)
     table = pa.Table.from_pandas(df, preserve_index=index)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}),
@@ -224,7 +244,7 @@ def read_specs(path) -> dict[str, FingerprintSpec]:
     """
     import pyarrow.parquet as pq
 
-    return specs_from_metadata(pq.read_schema(path).metadata)
+    return specs_from_metadata(pq.read_schema(path).metadata, str(path))
 
 
 def _parquet_paths(path) -> list[str]:
@@ -289,7 +309,7 @@ def read_parquet(path, columns: list[str] | None = None):
     tables, specs, first = [], None, None
     for p in paths:
         table = pq.read_table(p, columns=columns, use_pandas_metadata=True)
-        file_specs = specs_from_metadata(table.schema.metadata)
+        file_specs = specs_from_metadata(table.schema.metadata, p)
         if columns is not None:
             file_specs = {c: s for c, s in file_specs.items() if c in columns}
         if specs is None:
@@ -407,7 +427,7 @@ class TableReader:
             self._reader = pq.ParquetFile(self.path)
             self.schema = self._reader.schema_arrow
             self.total = self._reader.metadata.num_rows
-            self.specs = specs_from_metadata(self.schema.metadata)
+            self.specs = specs_from_metadata(self.schema.metadata, self.path)
             return
         self._raw = _CountingFile(self.path)
         self.total = self._raw.size

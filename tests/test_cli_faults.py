@@ -36,6 +36,30 @@ def _no_files_but(folder: Path, *names: str) -> None:
     assert sorted(p.name for p in folder.iterdir()) == sorted(names)
 
 
+# --- 21: parquet metadata and suffix -----------------------------------------------------
+
+
+def test_bad_spec_metadata_is_a_value_error(tmp_path, capsys):
+    path = tmp_path / "bad.parquet"
+    table = pa.table({"simhash": pa.array([1], pa.uint64())})
+    pq.write_table(table.replace_schema_metadata({b"simhash_nb.specs": b"{not json"}), path)
+    for call in (sh.read_parquet, read_specs):
+        with pytest.raises(ValueError, match=r"bad\.parquet.*simhash_nb\.specs"):
+            call(path)
+    msg = _error(capsys, ["dedupe", path, tmp_path / "o.parquet", "--fingerprints", "simhash"])
+    assert "simhash_nb.specs" in msg
+
+
+def test_write_parquet_refuses_other_suffixes(tmp_path):
+    df = pd.DataFrame({"a": [1]})
+    for name in ("a.csv", "a", "a.jsonl"):
+        with pytest.raises(ValueError, match=r"\.parquet"):
+            sh.write_parquet(df, tmp_path / name)
+    _no_files_but(tmp_path)
+    sh.write_parquet(df, tmp_path / "a.pq")
+    assert sh.read_parquet(tmp_path / "a.pq")["a"].tolist() == [1]
+
+
 # --- 12: the help states today's defaults ---------------------------------------------------
 
 
