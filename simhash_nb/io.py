@@ -152,6 +152,8 @@ def _temp_next_to(path: Path) -> str:
     Created with mode 0666 less the umask, as the final file would be (``mkstemp``
     would make it private).
     """
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"{path}: the folder {path.parent} does not exist")
     for _ in range(100):
         tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.part"
         try:
@@ -199,6 +201,8 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
         If ``df`` is not a pandas DataFrame.
     ValueError
         If ``path`` does not end in ``.parquet`` or ``.pq``.
+    FileNotFoundError
+        If the folder of ``path`` does not exist.
 
     Examples
     --------

@@ -36,6 +36,20 @@ def _no_files_but(folder: Path, *names: str) -> None:
     assert sorted(p.name for p in folder.iterdir()) == sorted(names)
 
 
+# --- 20: an output in a missing folder -----------------------------------------------------
+
+
+def test_output_in_missing_folder_fails_first(tmp_path, capsys):
+    src = tmp_path / "in.csv"
+    src.write_text("id,text\na,one text\nb,two text\n")
+    for argv in (["tune", src, "--labels", "id", "--table", tmp_path / "no" / "t.csv"],
+                 ["tune", src, "--labels", "id", "--plot", tmp_path / "no" / "t.png"]):
+        msg = _error(capsys, argv)
+        assert "does not exist" in msg and ".part" not in msg and str(argv[-1]) in msg
+    with pytest.raises(FileNotFoundError, match="x.parquet.*does not exist"):
+        sh.write_parquet(pd.DataFrame({"a": [1]}), tmp_path / "no" / "x.parquet")
+
+
 # --- 21: parquet metadata and suffix -----------------------------------------------------
 
 

@@ -13,6 +13,7 @@ from .._core.similarity import resolve_k
 from .steps import (
     UsageError,
     batches,
+    check_folder,
     check_output,
     collect,
     fingerprint_batch,
@@ -171,6 +172,9 @@ def cmd_tune(args) -> int:
             raise UsageError("an output must not be the input file")
     if args.table is not None:
         table_format(args.table)
+    for path in (args.table, args.plot):
+        if path is not None:
+            check_folder(path)
     fps, valid, labels = [], [], []
     with open_reader(args, args.column) as reader:
         reader.require(args.column, args.labels)

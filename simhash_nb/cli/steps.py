@@ -86,13 +86,18 @@ def open_reader(args, text_column: str | None):
                        batch_rows=args.batch_rows)
 
 
+def check_folder(path: str) -> None:
+    """Refuse an output path whose folder does not exist, before any work."""
+    out = Path(path)
+    if not out.parent.is_dir() and str(out.parent) not in ("", "."):
+        raise UsageError(f"{path}: the folder {out.parent} does not exist")
+
+
 def check_output(args) -> None:
     from ..io import table_format
 
     table_format(args.output)
-    out = Path(args.output)
-    if not out.parent.is_dir() and str(out.parent) not in ("", "."):
-        raise UsageError(f"{args.output}: the folder {out.parent} does not exist")
+    check_folder(args.output)
     if os.path.abspath(args.output) == os.path.abspath(args.input):
         raise UsageError("OUT must not be the same file as IN")
 
