@@ -36,6 +36,23 @@ def _no_files_but(folder: Path, *names: str) -> None:
     assert sorted(p.name for p in folder.iterdir()) == sorted(names)
 
 
+# --- 19: pairs --id ------------------------------------------------------------------------
+
+
+def test_pairs_refuses_repeated_or_empty_ids(tmp_path, capsys):
+    src = tmp_path / "in.csv"
+    out = tmp_path / "out.csv"
+    src.write_text("id,text\na,one text\nb,two text\na,three text\n")
+    msg = _error(capsys, ["pairs", src, out, "--id", "id"])
+    assert "row 2" in msg and "'a'" in msg and "row 0" in msg
+    src.write_text("id,text\na,one text\n,two text\nc,three text\n")
+    assert "row 1" in _error(capsys, ["pairs", src, out, "--id", "id"])
+    _no_files_but(tmp_path, "in.csv")
+    src.write_text("id,text\na,one text\nb,one text\n")
+    assert cli.main(["pairs", str(src), str(out), "--id", "id"]) == 0
+    assert pd.read_csv(out)[["left", "right"]].values.tolist() == [["a", "b"]]
+
+
 # --- 20: an output in a missing folder -----------------------------------------------------
 
 

@@ -14,6 +14,7 @@ from .steps import (
     UsageError,
     batches,
     check_folder,
+    check_ids,
     check_output,
     collect,
     fingerprint_batch,
@@ -76,6 +77,7 @@ def cmd_pairs(args) -> int:
     check_output(args)
     t0 = time.perf_counter()
     prints, ids, n = collect(args, recipe)
+    check_ids(ids, args.id)
     pairs = search_pairs(prints, None, args.n_jobs, max_pairs=args.max_pairs,
                          **search_options(args))
     pos = prints.positions

@@ -102,6 +102,32 @@ def check_output(args) -> None:
         raise UsageError("OUT must not be the same file as IN")
 
 
+def check_ids(ids, column: str) -> None:
+    """Refuse an id column with a missing, empty or repeated value (first row named)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if ids is None or len(ids) == 0:
+        return
+    bad = pc.is_null(ids)
+    if pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type):
+        bad = pc.or_(bad, pc.equal(pc.utf8_length(ids), 0))
+    bad = bad.fill_null(True)
+    if pc.any(bad).as_py():
+        row = int(pc.index(bad, True).as_py())
+        raise UsageError(f"--id {column}: row {row} has an empty id (ids must be present "
+                         "and distinct)")
+    import pandas as pd
+
+    values = pd.Series(ids.to_pandas())
+    repeated = values.duplicated(keep="first").to_numpy()
+    if repeated.any():
+        row = int(np.argmax(repeated))
+        first = int(np.argmax((values == values.iloc[row]).to_numpy()))
+        raise UsageError(f"--id {column}: row {row} repeats the id {values.iloc[row]!r} of "
+                         f"row {first} (ids must be distinct)")
+
+
 def fingerprint_batch(batch, column: str, recipe: _Recipe, n_jobs, path: str):
     import pyarrow as pa
 
