@@ -105,3 +105,28 @@ def test_fingerprint_help_states_the_defaults(capsys):
     assert f"default {','.join(spec.normalize)};" in text
     assert f"seed (default {spec.seed})" in text and f"default {spec.bits}" in text
 
+
+# --- 2: interrupted runs leave no temporary file -----------------------------------------
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_mid_run_leaves_no_part_file(tmp_path, sig):
+    src = tmp_path / "in.jsonl"
+    line = "the quick brown fox jumps over the lazy dog number {0} " * 3
+    with gzip.open(tmp_path / "in.jsonl.gz", "wt") as f:  # jsonl.gz: slow to read
+        for i in range(400_000):
+            f.write(json.dumps({"text": line.format(i)}) + "\n")
+    src = tmp_path / "in.jsonl.gz"
+    out = tmp_path / "out.parquet"
+    proc = subprocess.Popen([str(SCRIPT), "fingerprint", str(src), str(out), "--n-jobs", "1",
+                             "-q"], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 15
+    while not list(tmp_path.glob(".*.part")) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.01)
+    assert list(tmp_path.glob(".*.part")), "no temporary file seen"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    _no_files_but(tmp_path, "in.jsonl.gz")

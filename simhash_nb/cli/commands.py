@@ -17,6 +17,7 @@ from .steps import (
     check_ids,
     check_output,
     collect,
+    command,
     fingerprint_batch,
     open_reader,
     recipe_of,
@@ -27,6 +28,7 @@ from .steps import (
 # --- commands ----------------------------------------------------------------------------
 
 
+@command
 def cmd_fingerprint(args) -> int:
     """``simhash-nb fingerprint IN OUT``."""
     from ..io import fingerprints_to_arrow, table_format
@@ -66,6 +68,7 @@ def k_used(args, prints) -> int:
     return resolve_k(args.k, args.similarity, bits)
 
 
+@command
 def cmd_pairs(args) -> int:
     """``simhash-nb pairs IN OUT``."""
     import pyarrow as pa
@@ -96,6 +99,7 @@ def cmd_pairs(args) -> int:
     return 0
 
 
+@command
 def cmd_dedupe(args) -> int:
     """``simhash-nb dedupe IN OUT``."""
     from .._frames import keep_mask
@@ -117,6 +121,7 @@ def cmd_dedupe(args) -> int:
     return 0
 
 
+@command
 def cmd_clusters(args) -> int:
     """``simhash-nb clusters IN OUT``."""
     import pyarrow as pa
@@ -159,6 +164,7 @@ def _target(text: str) -> dict:
     raise UsageError(f"--target must be f1, precision=P or recall=R, got {text!r}")
 
 
+@command
 def cmd_tune(args) -> int:
     """``simhash-nb tune IN --labels COL``: precision/recall/F1 per threshold."""
     import pyarrow as pa

@@ -5,8 +5,12 @@ progress bar, reading stored fingerprints, rewriting a table batch by batch."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -126,6 +130,43 @@ def check_ids(ids, column: str) -> None:
         first = int(np.argmax((values == values.iloc[row]).to_numpy()))
         raise UsageError(f"--id {column}: row {row} repeats the id {values.iloc[row]!r} of "
                          f"row {first} (ids must be distinct)")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C: the temporary output is removed."""
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """While the block runs, SIGTERM acts as Ctrl-C (SIGINT) so that the same cleanup
+    runs (temporary ``.part`` files removed, kernels stopped after the current wave).
+
+    The handler only re-sends SIGINT to the process: a kernel that defers SIGINT
+    (:func:`simhash_nb._core.parallel.deferred_interrupt`) defers SIGTERM too.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is None:
+        yield
+        return
+    signal.signal(signal.SIGTERM, lambda signum, frame: signal.raise_signal(signal.SIGINT))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def command(func: Callable) -> Callable:
+    """A command run with :func:`sigterm_as_interrupt`."""
+
+    @functools.wraps(func)
+    def run(args):
+        with sigterm_as_interrupt():
+            return func(args)
+
+    return run
 
 
 def fingerprint_batch(batch, column: str, recipe: _Recipe, n_jobs, path: str):
