@@ -382,6 +382,9 @@ class TableReader:
     batch_rows : int
         Rows per batch for parquet; CSV and JSON Lines batches are blocks of
         ``block_bytes``.
+    block_bytes, max_block_bytes : int
+        A CSV / JSON Lines row longer than a block makes the reader start again with
+        blocks four times larger (the rows read are skipped), up to ``max_block_bytes``.
 
     Examples
     --------
@@ -394,12 +397,13 @@ class TableReader:
     """
 
     def __init__(self, path, *, text_columns=(), batch_rows: int = 65536,
-                 block_bytes: int = 8 << 20) -> None:
+                 block_bytes: int = 8 << 20, max_block_bytes: int = 1 << 30) -> None:
         self.path = str(path)
         self.format, self.compression = table_format(path)
         self.text_columns = list(text_columns)
         self.batch_rows = int(batch_rows)
         self.block_bytes = int(block_bytes)
+        self.max_block_bytes = max(int(max_block_bytes), self.block_bytes)
         self.schema: pa.Schema | None = None
         self.specs: dict[str, FingerprintSpec] = {}
         self.unit = "rows" if self.format == "parquet" else "B"
@@ -433,8 +437,21 @@ class TableReader:
             self.total = self._reader.metadata.num_rows
             self.specs = specs_from_metadata(self.schema.metadata, self.path)
             return
+        self.total = os.path.getsize(self.path)
+        while True:
+            try:
+                self._open_text()
+                break
+            except pa.ArrowInvalid as e:
+                if not self._grow(e):
+                    raise
+        self.schema = self._reader.schema
+
+    def _open_text(self, schema: pa.Schema | None = None) -> None:
+        """Open the CSV / JSON Lines stream (again, with ``schema`` once it is known)."""
+        if self._raw is not None:
+            self._raw.close()
         self._raw = _CountingFile(self.path)
-        self.total = self._raw.size
         stream = self._raw.file
         if self.compression:
             stream = pa.CompressedInputStream(stream, self.compression)
@@ -442,6 +459,8 @@ class TableReader:
             from pyarrow import csv
 
             types = {c: pa.large_string() for c in self.text_columns}  # absent ones: ignored
+            if schema is not None:
+                types = {f.name: f.type for f in schema}
             self._reader = csv.open_csv(
                 stream,
                 read_options=csv.ReadOptions(block_size=self.block_bytes),
@@ -452,9 +471,17 @@ class TableReader:
             from pyarrow import json as pj
 
             self._reader = pj.open_json(
-                stream, read_options=pj.ReadOptions(block_size=self.block_bytes)
+                stream, read_options=pj.ReadOptions(block_size=self.block_bytes),
+                parse_options=pj.ParseOptions(explicit_schema=schema),
             )
-        self.schema = self._reader.schema
+
+    def _grow(self, e: Exception) -> bool:
+        """After Arrow's "straddling object" error (a row longer than a block): a block
+        four times larger, up to ``max_block_bytes``; False if it cannot grow."""
+        if "straddl" not in str(e) or self.block_bytes >= self.max_block_bytes:
+            return False
+        self.block_bytes = min(self.block_bytes * 4, self.max_block_bytes)
+        return True
 
     def require(self, *columns: str | None) -> None:
         """Raise :class:`InputError` naming any column the file lacks."""
@@ -475,16 +502,34 @@ class TableReader:
                     self._rows += batch.num_rows
                     yield batch
                 return
-            while True:
-                try:
-                    batch = self._reader.read_next_batch()
-                except StopIteration:
-                    return
-                yield batch
+            yield from self._text_batches()
         except (pa.ArrowException, OSError, ValueError, EOFError) as e:
             if isinstance(e, InputError):
                 raise
             raise self._fail(e) from None
+
+    def _text_batches(self) -> Iterator[pa.RecordBatch]:
+        """CSV / JSON Lines batches; a row longer than a block makes the reader start
+        again with a larger block (and the schema it found), skipping the rows read."""
+        skip = 0
+        while True:
+            try:
+                batch = self._reader.read_next_batch()
+            except StopIteration:
+                return
+            except pa.ArrowInvalid as e:
+                if not self._grow(e):
+                    raise
+                skip = self._rows
+                self._open_text(self.schema)
+                continue
+            if skip:
+                if batch.num_rows <= skip:
+                    skip -= batch.num_rows
+                    continue
+                batch, skip = batch.slice(skip), 0
+            self._rows += batch.num_rows
+            yield batch
 
     def close(self) -> None:
         if self._raw is not None:

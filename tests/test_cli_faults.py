@@ -36,6 +36,32 @@ def _no_files_but(folder: Path, *names: str) -> None:
     assert sorted(p.name for p in folder.iterdir()) == sorted(names)
 
 
+# --- 17: rows longer than a block --------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_row_longer_than_a_block(tmp_path, fmt):
+    big = "x" * (20 << 20)
+    path = tmp_path / f"in.{fmt}"
+    if fmt == "csv":
+        path.write_text(f"id,text\n1,abc\n2,{big}\n3,def\n")
+    else:
+        path.write_text("".join(json.dumps({"id": i, "text": t}) + "\n"
+                                for i, t in enumerate(["abc", big, "def"], 1)))
+    with TableReader(path, text_columns=["text"]) as r:
+        table = pa.Table.from_batches(list(r), schema=r.schema)
+    assert table.column("id").to_pylist() == [1, 2, 3]
+    assert [len(t) for t in table.column("text").to_pylist()] == [3, len(big), 3]
+
+
+def test_row_longer_than_the_largest_block_is_a_clear_error(tmp_path):
+    path = tmp_path / "in.csv"
+    path.write_text("id,text\n1,abc\n2," + "x" * 5000 + "\n")
+    with pytest.raises(ValueError, match="in.csv"):
+        with TableReader(path, block_bytes=1024, max_block_bytes=2048) as r:
+            list(r)
+
+
 # --- 19: pairs --id ------------------------------------------------------------------------
 
 
