@@ -353,18 +353,48 @@ def _spec_diff(a_path, a, b_path, b) -> str:
 
 
 class _CountingFile:
-    """A native (Arrow) input file whose position shows how much has been read."""
+    """An input file whose position shows how much has been read.
 
-    def __init__(self, path):
-        self.file = pa.OSFile(str(path), "rb")
-        self.size = self.file.size()
+    ``stream`` is what the Arrow readers read: the file itself, or (gzip) a Python
+    decompressor over it, whose position in the decompressed text tells the ratio of
+    compressed to decompressed bytes.
+    """
+
+    def __init__(self, path, compression: str | None = None):
+        self.size = os.path.getsize(path)
+        self._gz = None
+        if compression:
+            import gzip
+
+            self.file = open(path, "rb")  # noqa: SIM115 (closed in close)
+            self._gz = gzip.GzipFile(fileobj=self.file, mode="rb")
+            self.stream = pa.PythonFile(self._gz, mode="r")
+        else:
+            self.file = pa.OSFile(str(path), "rb")
+            self.stream = self.file
 
     def position(self) -> int:
         # the Arrow readers close the file when they reach its end
-        return self.size if self.file.closed else self.file.tell()
+        try:
+            return self.size if self.file.closed else self.file.tell()
+        except (OSError, ValueError):
+            return self.size
+
+    def ratio(self) -> float:
+        """Bytes of the file per byte of the text read so far."""
+        if self._gz is None:
+            return 1.0
+        try:
+            inflated = self._gz.tell()
+        except (OSError, ValueError):
+            return 1.0
+        return self.position() / inflated if inflated else 1.0
 
     def close(self) -> None:
-        self.file.close()
+        for f in (self.stream, self._gz, self.file):
+            if f is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    f.close()
 
 
 class TableReader:
@@ -404,6 +434,8 @@ class TableReader:
         self.batch_rows = int(batch_rows)
         self.block_bytes = int(block_bytes)
         self.max_block_bytes = max(int(max_block_bytes), self.block_bytes)
+        self._blocks = 0
+        self._finished = False
         self.schema: pa.Schema | None = None
         self.specs: dict[str, FingerprintSpec] = {}
         self.unit = "rows" if self.format == "parquet" else "B"
@@ -451,10 +483,9 @@ class TableReader:
         """Open the CSV / JSON Lines stream (again, with ``schema`` once it is known)."""
         if self._raw is not None:
             self._raw.close()
-        self._raw = _CountingFile(self.path)
-        stream = self._raw.file
-        if self.compression:
-            stream = pa.CompressedInputStream(stream, self.compression)
+        self._raw = _CountingFile(self.path, self.compression)
+        self._blocks = 0
+        stream = self._raw.stream
         if self.format == "csv":
             from pyarrow import csv
 
@@ -493,7 +524,15 @@ class TableReader:
 
     def progress(self) -> int:
         """Bytes (CSV, JSON Lines) or rows (parquet) read so far."""
-        return self._rows if self.format == "parquet" else self._raw.position()
+        if self.format == "parquet":
+            return self._rows
+        # Arrow reads ahead of the batches it returns: count the blocks parsed (one a
+        # batch), in bytes of the file (compressed bytes for .gz)
+        if self._finished:
+            return self.total
+        blocks = self._blocks
+        done = int(blocks * self.block_bytes * self._raw.ratio())
+        return min(done, self._raw.position(), self.total)
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         try:
@@ -503,6 +542,7 @@ class TableReader:
                     yield batch
                 return
             yield from self._text_batches()
+            self._finished = True
         except (pa.ArrowException, OSError, ValueError, EOFError) as e:
             if isinstance(e, InputError):
                 raise
@@ -523,6 +563,7 @@ class TableReader:
                 skip = self._rows
                 self._open_text(self.schema)
                 continue
+            self._blocks += 1
             if skip:
                 if batch.num_rows <= skip:
                     skip -= batch.num_rows

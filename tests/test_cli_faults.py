@@ -36,6 +36,25 @@ def _no_files_but(folder: Path, *names: str) -> None:
     assert sorted(p.name for p in folder.iterdir()) == sorted(names)
 
 
+# --- 16: progress per batch ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["in.csv", "in.jsonl", "in.csv.gz"])
+def test_progress_advances_per_batch(tmp_path, name):
+    df = pd.DataFrame({"id": range(60000), "text": [f"row {i} " * 6 for i in range(60000)]})
+    path = tmp_path / name
+    if name.endswith(".jsonl"):
+        df.to_json(path, orient="records", lines=True)
+    else:
+        df.to_csv(path, index=False)
+    with TableReader(path, text_columns=["text"], block_bytes=1 << 18) as r:
+        seen = [r.progress() for _ in r]
+        end = r.progress()
+    assert len(seen) > 4 and end == r.total
+    assert seen == sorted(seen) and seen[0] < r.total / 2 and seen[-2] < r.total
+    assert len(set(seen)) > len(seen) / 2
+
+
 # --- 17: rows longer than a block --------------------------------------------------------
 
 
