@@ -416,6 +416,9 @@ class TableReader:
         A CSV / JSON Lines row longer than a block makes the reader start again with
         blocks four times larger (the rows read are skipped), up to ``max_block_bytes``.
 
+    Empty cells of the ``text_columns`` of a CSV file are missing values (null), as CSV
+    cannot tell them apart.
+
     Examples
     --------
     >>> import tempfile, os
@@ -541,7 +544,10 @@ class TableReader:
                     self._rows += batch.num_rows
                     yield batch
                 return
-            yield from self._text_batches()
+            for batch in self._text_batches():
+                if self.format == "csv":
+                    batch = self._null_empty_text(batch)
+                yield batch
             self._finished = True
         except (pa.ArrowException, OSError, ValueError, EOFError) as e:
             if isinstance(e, InputError):
@@ -571,6 +577,23 @@ class TableReader:
                 batch, skip = batch.slice(skip), 0
             self._rows += batch.num_rows
             yield batch
+
+    def _null_empty_text(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """Empty cells of the text columns as missing values (CSV has no other null)."""
+        import pyarrow.compute as pc
+
+        for name in self.text_columns:
+            i = batch.schema.get_field_index(name)
+            if i < 0:
+                continue
+            col = batch.column(i)
+            if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+                continue
+            empty = pc.equal(pc.utf8_length(col), 0)
+            if pc.any(empty).as_py():
+                col = pc.if_else(empty, pa.scalar(None, col.type), col)
+                batch = batch.set_column(i, batch.schema.field(i), col)
+        return batch
 
     def close(self) -> None:
         if self._raw is not None:

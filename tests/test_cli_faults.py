@@ -81,6 +81,21 @@ def test_row_longer_than_the_largest_block_is_a_clear_error(tmp_path):
             list(r)
 
 
+# --- 18: empty CSV text cells are missing ------------------------------------------------
+
+
+def test_empty_csv_text_is_missing(tmp_path, capsys):
+    src = tmp_path / "in.csv"
+    src.write_text("id,text\n1,\n2,\n3,some text here\n")
+    out = tmp_path / "out.csv"
+    assert cli.main(["clusters", str(src), str(out)]) == 0
+    assert "3 rows in 1 clusters" in capsys.readouterr().err
+    got = pd.read_csv(out)
+    assert got["cluster"].isna().tolist() == [True, True, False]
+    assert cli.main(["fingerprint", str(src), str(tmp_path / "f.parquet")]) == 0
+    assert "2 missing texts" in capsys.readouterr().err
+
+
 # --- 19: pairs --id ------------------------------------------------------------------------
 
 
