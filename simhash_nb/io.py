@@ -417,7 +417,8 @@ class TableReader:
         blocks four times larger (the rows read are skipped), up to ``max_block_bytes``.
 
     Empty cells of the ``text_columns`` of a CSV file are missing values (null), as CSV
-    cannot tell them apart.
+    cannot tell them apart. A CSV file whose last field opens a quote that is never
+    closed (which would swallow the rest of the file) raises :class:`InputError`.
 
     Examples
     --------
@@ -438,6 +439,7 @@ class TableReader:
         self.block_bytes = int(block_bytes)
         self.max_block_bytes = max(int(max_block_bytes), self.block_bytes)
         self._blocks = 0
+        self._pending = 0
         self._finished = False
         self.schema: pa.Schema | None = None
         self.specs: dict[str, FingerprintSpec] = {}
@@ -533,7 +535,7 @@ class TableReader:
         # batch), in bytes of the file (compressed bytes for .gz)
         if self._finished:
             return self.total
-        blocks = self._blocks
+        blocks = self._blocks - self._pending  # one batch is held back (see __iter__)
         done = int(blocks * self.block_bytes * self._raw.ratio())
         return min(done, self._raw.position(), self.total)
 
@@ -544,10 +546,20 @@ class TableReader:
                     self._rows += batch.num_rows
                     yield batch
                 return
+            # one batch held back: the last one is checked before it is handed out
+            last = None
             for batch in self._text_batches():
                 if self.format == "csv":
                     batch = self._null_empty_text(batch)
-                yield batch
+                if last is not None:
+                    self._pending = 1
+                    yield last
+                last = batch
+            self._pending = 0
+            if last is not None:
+                if self.format == "csv":
+                    self._check_closed_quotes(last)
+                yield last
             self._finished = True
         except (pa.ArrowException, OSError, ValueError, EOFError) as e:
             if isinstance(e, InputError):
@@ -594,6 +606,34 @@ class TableReader:
                 col = pc.if_else(empty, pa.scalar(None, col.type), col)
                 batch = batch.set_column(i, batch.schema.field(i), col)
         return batch
+
+    def _check_closed_quotes(self, batch: pa.RecordBatch) -> None:
+        """Refuse a CSV whose last field opens a quote that is never closed.
+
+        Arrow then reads the rest of the file into that field (the following rows
+        disappear) without an error; the field's value is the whole tail of the file.
+        Checked on uncompressed files (the tail is read from disk).
+        """
+        if self.compression or batch.num_rows == 0 or batch.num_columns == 0:
+            return
+        col = batch.column(batch.num_columns - 1)
+        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+            return
+        value = col[batch.num_rows - 1].as_py()
+        if not value:
+            return
+        tail = ('"' + value).encode("utf-8")
+        if len(tail) > self.total:
+            return
+        with open(self.path, "rb") as f:
+            f.seek(self.total - len(tail))
+            if f.read() != tail:
+                return
+        raise InputError(
+            f"cannot read {self.path} as csv: the quote opened in row {self._rows} "
+            f"(column {batch.schema.names[-1]!r}, byte {self.total - len(tail)}) is never "
+            "closed; it would swallow the rest of the file"
+        )
 
     def close(self) -> None:
         if self._raw is not None:

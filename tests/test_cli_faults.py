@@ -36,6 +36,27 @@ def _no_files_but(folder: Path, *names: str) -> None:
     assert sorted(p.name for p in folder.iterdir()) == sorted(names)
 
 
+# --- 9: an unterminated quote --------------------------------------------------------------
+
+
+def test_unterminated_quote_is_refused(tmp_path, capsys):
+    src = tmp_path / "in.csv"
+    src.write_text('id,text\n1,"hello\n2,world\n3,foo\n')
+    msg = _error(capsys, ["fingerprint", src, tmp_path / "out.csv"])
+    assert "in.csv" in msg and "quote opened in row 1" in msg and "never closed" in msg
+    _no_files_but(tmp_path, "in.csv")
+    src.write_text('id,text\n1,ok\n2,"hello')  # unterminated on the last line
+    assert "row 2" in _error(capsys, ["fingerprint", src, tmp_path / "out.csv"])
+
+
+def test_closed_quotes_and_multiline_values_still_read(tmp_path):
+    src = tmp_path / "in.csv"
+    src.write_text('id,text\n1,"a\nb"\n2,"say ""hi"""\n3,plain\n')
+    with TableReader(src, text_columns=["text"]) as r:
+        rows = [row for b in r for row in b.to_pylist()]
+    assert [row["text"] for row in rows] == ["a\nb", 'say "hi"', "plain"]
+
+
 # --- 16: progress per batch ------------------------------------------------------------------
 
 
