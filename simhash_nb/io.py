@@ -102,11 +102,23 @@ def specs_metadata(specs: Mapping[str, FingerprintSpec]) -> dict[bytes, bytes]:
     return {SPEC_KEY: json.dumps(body, sort_keys=True, separators=(",", ":")).encode()}
 
 
-def specs_from_metadata(metadata: Mapping[bytes, bytes] | None) -> dict[str, FingerprintSpec]:
-    """``{column: spec}`` from schema metadata (empty when there is none)."""
+def specs_from_metadata(metadata: Mapping[bytes, bytes] | None,
+                        source: str = "the schema") -> dict[str, FingerprintSpec]:
+    """``{column: spec}`` from schema metadata (empty when there is none).
+
+    Raises ``ValueError`` naming ``source`` and the key when the entry is not a JSON
+    object of valid specs.
+    """
     if not metadata or SPEC_KEY not in metadata:
         return {}
-    return {col: FingerprintSpec.from_json(d) for col, d in json.loads(metadata[SPEC_KEY]).items()}
+    try:
+        body = json.loads(metadata[SPEC_KEY])
+        if not isinstance(body, dict):
+            raise ValueError(f"a JSON object expected, got {type(body).__name__}")
+        return {str(col): FingerprintSpec.from_json(d) for col, d in body.items()}
+    except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{source}: bad fingerprint specs in the metadata key "
+                         f"{SPEC_KEY.decode()!r}: {e}") from None
 
 
 def _frame_specs(df, spec) -> dict[str, FingerprintSpec]:
@@ -140,6 +152,8 @@ def _temp_next_to(path: Path) -> str:
     Created with mode 0666 less the umask, as the final file would be (``mkstemp``
     would make it private).
     """
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"{path}: the folder {path.parent} does not exist")
     for _ in range(100):
         tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.part"
         try:
@@ -171,8 +185,9 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
     ----------
     df : pandas.DataFrame or Series
     path : str or path
-        Written to a temporary file first, then renamed: a failed write leaves any
-        existing file in place.
+        Must end in ``.parquet`` or ``.pq`` (a ``ValueError`` otherwise: parquet under a
+        ``.csv`` name would mislead every later reader). Written to a temporary file
+        first, then renamed: a failed write leaves any existing file in place.
     spec : FingerprintSpec or dict of column -> FingerprintSpec, optional
         Default: the specs in ``df.attrs["simhash_spec"]`` (set by the ``.simhash``
         accessor). A single spec applies to every fingerprint column.
@@ -184,6 +199,10 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
     ------
     TypeError
         If ``df`` is not a pandas DataFrame.
+    ValueError
+        If ``path`` does not end in ``.parquet`` or ``.pq``.
+    FileNotFoundError
+        If the folder of ``path`` does not exist.
 
     Examples
     --------
@@ -203,6 +222,11 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
         df.attrs = dict(attrs)
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    if isinstance(path, (str, os.PathLike)):
+        suffix = Path(path).suffix.lower()
+        if suffix not in (".parquet", ".pq"):
+            raise ValueError(f"{path}: write_parquet writes parquet; name the file .parquet "
+                             f"or .pq, not {suffix or 'without a suffix'}")
     specs = _frame_specs(df, spec)
     table = pa.Table.from_pandas(df, preserve_index=index)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}),
@@ -224,7 +248,7 @@ def read_specs(path) -> dict[str, FingerprintSpec]:
     """
     import pyarrow.parquet as pq
 
-    return specs_from_metadata(pq.read_schema(path).metadata)
+    return specs_from_metadata(pq.read_schema(path).metadata, str(path))
 
 
 def _parquet_paths(path) -> list[str]:
@@ -289,7 +313,7 @@ def read_parquet(path, columns: list[str] | None = None):
     tables, specs, first = [], None, None
     for p in paths:
         table = pq.read_table(p, columns=columns, use_pandas_metadata=True)
-        file_specs = specs_from_metadata(table.schema.metadata)
+        file_specs = specs_from_metadata(table.schema.metadata, p)
         if columns is not None:
             file_specs = {c: s for c, s in file_specs.items() if c in columns}
         if specs is None:
@@ -329,18 +353,48 @@ def _spec_diff(a_path, a, b_path, b) -> str:
 
 
 class _CountingFile:
-    """A native (Arrow) input file whose position shows how much has been read."""
+    """An input file whose position shows how much has been read.
 
-    def __init__(self, path):
-        self.file = pa.OSFile(str(path), "rb")
-        self.size = self.file.size()
+    ``stream`` is what the Arrow readers read: the file itself, or (gzip) a Python
+    decompressor over it, whose position in the decompressed text tells the ratio of
+    compressed to decompressed bytes.
+    """
+
+    def __init__(self, path, compression: str | None = None):
+        self.size = os.path.getsize(path)
+        self._gz = None
+        if compression:
+            import gzip
+
+            self.file = open(path, "rb")  # noqa: SIM115 (closed in close)
+            self._gz = gzip.GzipFile(fileobj=self.file, mode="rb")
+            self.stream = pa.PythonFile(self._gz, mode="r")
+        else:
+            self.file = pa.OSFile(str(path), "rb")
+            self.stream = self.file
 
     def position(self) -> int:
         # the Arrow readers close the file when they reach its end
-        return self.size if self.file.closed else self.file.tell()
+        try:
+            return self.size if self.file.closed else self.file.tell()
+        except (OSError, ValueError):
+            return self.size
+
+    def ratio(self) -> float:
+        """Bytes of the file per byte of the text read so far."""
+        if self._gz is None:
+            return 1.0
+        try:
+            inflated = self._gz.tell()
+        except (OSError, ValueError):
+            return 1.0
+        return self.position() / inflated if inflated else 1.0
 
     def close(self) -> None:
-        self.file.close()
+        for f in (self.stream, self._gz, self.file):
+            if f is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    f.close()
 
 
 class TableReader:
@@ -358,6 +412,13 @@ class TableReader:
     batch_rows : int
         Rows per batch for parquet; CSV and JSON Lines batches are blocks of
         ``block_bytes``.
+    block_bytes, max_block_bytes : int
+        A CSV / JSON Lines row longer than a block makes the reader start again with
+        blocks four times larger (the rows read are skipped), up to ``max_block_bytes``.
+
+    Empty cells of the ``text_columns`` of a CSV file are missing values (null), as CSV
+    cannot tell them apart. A CSV file whose last field opens a quote that is never
+    closed (which would swallow the rest of the file) raises :class:`InputError`.
 
     Examples
     --------
@@ -370,12 +431,16 @@ class TableReader:
     """
 
     def __init__(self, path, *, text_columns=(), batch_rows: int = 65536,
-                 block_bytes: int = 8 << 20) -> None:
+                 block_bytes: int = 8 << 20, max_block_bytes: int = 1 << 30) -> None:
         self.path = str(path)
         self.format, self.compression = table_format(path)
         self.text_columns = list(text_columns)
         self.batch_rows = int(batch_rows)
         self.block_bytes = int(block_bytes)
+        self.max_block_bytes = max(int(max_block_bytes), self.block_bytes)
+        self._blocks = 0
+        self._pending = 0
+        self._finished = False
         self.schema: pa.Schema | None = None
         self.specs: dict[str, FingerprintSpec] = {}
         self.unit = "rows" if self.format == "parquet" else "B"
@@ -407,17 +472,31 @@ class TableReader:
             self._reader = pq.ParquetFile(self.path)
             self.schema = self._reader.schema_arrow
             self.total = self._reader.metadata.num_rows
-            self.specs = specs_from_metadata(self.schema.metadata)
+            self.specs = specs_from_metadata(self.schema.metadata, self.path)
             return
-        self._raw = _CountingFile(self.path)
-        self.total = self._raw.size
-        stream = self._raw.file
-        if self.compression:
-            stream = pa.CompressedInputStream(stream, self.compression)
+        self.total = os.path.getsize(self.path)
+        while True:
+            try:
+                self._open_text()
+                break
+            except pa.ArrowInvalid as e:
+                if not self._grow(e):
+                    raise
+        self.schema = self._reader.schema
+
+    def _open_text(self, schema: pa.Schema | None = None) -> None:
+        """Open the CSV / JSON Lines stream (again, with ``schema`` once it is known)."""
+        if self._raw is not None:
+            self._raw.close()
+        self._raw = _CountingFile(self.path, self.compression)
+        self._blocks = 0
+        stream = self._raw.stream
         if self.format == "csv":
             from pyarrow import csv
 
             types = {c: pa.large_string() for c in self.text_columns}  # absent ones: ignored
+            if schema is not None:
+                types = {f.name: f.type for f in schema}
             self._reader = csv.open_csv(
                 stream,
                 read_options=csv.ReadOptions(block_size=self.block_bytes),
@@ -428,9 +507,17 @@ class TableReader:
             from pyarrow import json as pj
 
             self._reader = pj.open_json(
-                stream, read_options=pj.ReadOptions(block_size=self.block_bytes)
+                stream, read_options=pj.ReadOptions(block_size=self.block_bytes),
+                parse_options=pj.ParseOptions(explicit_schema=schema),
             )
-        self.schema = self._reader.schema
+
+    def _grow(self, e: Exception) -> bool:
+        """After Arrow's "straddling object" error (a row longer than a block): a block
+        four times larger, up to ``max_block_bytes``; False if it cannot grow."""
+        if "straddl" not in str(e) or self.block_bytes >= self.max_block_bytes:
+            return False
+        self.block_bytes = min(self.block_bytes * 4, self.max_block_bytes)
+        return True
 
     def require(self, *columns: str | None) -> None:
         """Raise :class:`InputError` naming any column the file lacks."""
@@ -442,7 +529,15 @@ class TableReader:
 
     def progress(self) -> int:
         """Bytes (CSV, JSON Lines) or rows (parquet) read so far."""
-        return self._rows if self.format == "parquet" else self._raw.position()
+        if self.format == "parquet":
+            return self._rows
+        # Arrow reads ahead of the batches it returns: count the blocks parsed (one a
+        # batch), in bytes of the file (compressed bytes for .gz)
+        if self._finished:
+            return self.total
+        blocks = self._blocks - self._pending  # one batch is held back (see __iter__)
+        done = int(blocks * self.block_bytes * self._raw.ratio())
+        return min(done, self._raw.position(), self.total)
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         try:
@@ -451,16 +546,94 @@ class TableReader:
                     self._rows += batch.num_rows
                     yield batch
                 return
-            while True:
-                try:
-                    batch = self._reader.read_next_batch()
-                except StopIteration:
-                    return
-                yield batch
+            # one batch held back: the last one is checked before it is handed out
+            last = None
+            for batch in self._text_batches():
+                if self.format == "csv":
+                    batch = self._null_empty_text(batch)
+                if last is not None:
+                    self._pending = 1
+                    yield last
+                last = batch
+            self._pending = 0
+            if last is not None:
+                if self.format == "csv":
+                    self._check_closed_quotes(last)
+                yield last
+            self._finished = True
         except (pa.ArrowException, OSError, ValueError, EOFError) as e:
             if isinstance(e, InputError):
                 raise
             raise self._fail(e) from None
+
+    def _text_batches(self) -> Iterator[pa.RecordBatch]:
+        """CSV / JSON Lines batches; a row longer than a block makes the reader start
+        again with a larger block (and the schema it found), skipping the rows read."""
+        skip = 0
+        while True:
+            try:
+                batch = self._reader.read_next_batch()
+            except StopIteration:
+                return
+            except pa.ArrowInvalid as e:
+                if not self._grow(e):
+                    raise
+                skip = self._rows
+                self._open_text(self.schema)
+                continue
+            self._blocks += 1
+            if skip:
+                if batch.num_rows <= skip:
+                    skip -= batch.num_rows
+                    continue
+                batch, skip = batch.slice(skip), 0
+            self._rows += batch.num_rows
+            yield batch
+
+    def _null_empty_text(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """Empty cells of the text columns as missing values (CSV has no other null)."""
+        import pyarrow.compute as pc
+
+        for name in self.text_columns:
+            i = batch.schema.get_field_index(name)
+            if i < 0:
+                continue
+            col = batch.column(i)
+            if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+                continue
+            empty = pc.equal(pc.utf8_length(col), 0)
+            if pc.any(empty).as_py():
+                col = pc.if_else(empty, pa.scalar(None, col.type), col)
+                batch = batch.set_column(i, batch.schema.field(i), col)
+        return batch
+
+    def _check_closed_quotes(self, batch: pa.RecordBatch) -> None:
+        """Refuse a CSV whose last field opens a quote that is never closed.
+
+        Arrow then reads the rest of the file into that field (the following rows
+        disappear) without an error; the field's value is the whole tail of the file.
+        Checked on uncompressed files (the tail is read from disk).
+        """
+        if self.compression or batch.num_rows == 0 or batch.num_columns == 0:
+            return
+        col = batch.column(batch.num_columns - 1)
+        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+            return
+        value = col[batch.num_rows - 1].as_py()
+        if not value:
+            return
+        tail = ('"' + value).encode("utf-8")
+        if len(tail) > self.total:
+            return
+        with open(self.path, "rb") as f:
+            f.seek(self.total - len(tail))
+            if f.read() != tail:
+                return
+        raise InputError(
+            f"cannot read {self.path} as csv: the quote opened in row {self._rows} "
+            f"(column {batch.schema.names[-1]!r}, byte {self.total - len(tail)}) is never "
+            "closed; it would swallow the rest of the file"
+        )
 
     def close(self) -> None:
         if self._raw is not None:

@@ -13,8 +13,11 @@ from .._core.similarity import resolve_k
 from .steps import (
     UsageError,
     batches,
+    check_folder,
+    check_ids,
     check_output,
     collect,
+    command,
     fingerprint_batch,
     open_reader,
     recipe_of,
@@ -25,6 +28,7 @@ from .steps import (
 # --- commands ----------------------------------------------------------------------------
 
 
+@command
 def cmd_fingerprint(args) -> int:
     """``simhash-nb fingerprint IN OUT``."""
     from ..io import fingerprints_to_arrow, table_format
@@ -64,6 +68,7 @@ def k_used(args, prints) -> int:
     return resolve_k(args.k, args.similarity, bits)
 
 
+@command
 def cmd_pairs(args) -> int:
     """``simhash-nb pairs IN OUT``."""
     import pyarrow as pa
@@ -75,6 +80,7 @@ def cmd_pairs(args) -> int:
     check_output(args)
     t0 = time.perf_counter()
     prints, ids, n = collect(args, recipe)
+    check_ids(ids, args.id)
     pairs = search_pairs(prints, None, args.n_jobs, max_pairs=args.max_pairs,
                          **search_options(args))
     pos = prints.positions
@@ -93,6 +99,7 @@ def cmd_pairs(args) -> int:
     return 0
 
 
+@command
 def cmd_dedupe(args) -> int:
     """``simhash-nb dedupe IN OUT``."""
     from .._frames import keep_mask
@@ -114,6 +121,7 @@ def cmd_dedupe(args) -> int:
     return 0
 
 
+@command
 def cmd_clusters(args) -> int:
     """``simhash-nb clusters IN OUT``."""
     import pyarrow as pa
@@ -156,6 +164,7 @@ def _target(text: str) -> dict:
     raise UsageError(f"--target must be f1, precision=P or recall=R, got {text!r}")
 
 
+@command
 def cmd_tune(args) -> int:
     """``simhash-nb tune IN --labels COL``: precision/recall/F1 per threshold."""
     import pyarrow as pa
@@ -171,6 +180,9 @@ def cmd_tune(args) -> int:
             raise UsageError("an output must not be the input file")
     if args.table is not None:
         table_format(args.table)
+    for path in (args.table, args.plot):
+        if path is not None:
+            check_folder(path)
     fps, valid, labels = [], [], []
     with open_reader(args, args.column) as reader:
         reader.require(args.column, args.labels)

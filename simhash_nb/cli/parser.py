@@ -32,10 +32,11 @@ def _add_text(p, fingerprints: bool = True) -> None:
     s.add_argument("--tokenizer", choices=("char", "word", "jieba"), default=None,
                    help="character n-grams (default), word n-grams, or jieba words")
     s.add_argument("--ngram", type=int, default=None, help="n-gram length (char: 5, word: 1)")
-    s.add_argument("--weights", choices=("tf", "binary"), default=None, help="default tf")
+    s.add_argument("--weights", choices=("tf", "binary"), default=None,
+                   help="default binary (each distinct n-gram counts once)")
     s.add_argument("--normalize", default=None, metavar="STEPS",
                    help="comma-separated steps among html,nfkc,lower,punct,digits,whitespace "
-                   "(default nfkc,lower; 'none' for none)")
+                   "(default nfkc,lower,punct,whitespace; 'none' for none)")
     s.add_argument("--seed", type=int, default=None, help="feature hash seed (default 0)")
 
 

@@ -5,8 +5,12 @@ progress bar, reading stored fingerprints, rewriting a table batch by batch."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -86,15 +90,83 @@ def open_reader(args, text_column: str | None):
                        batch_rows=args.batch_rows)
 
 
+def check_folder(path: str) -> None:
+    """Refuse an output path whose folder does not exist, before any work."""
+    out = Path(path)
+    if not out.parent.is_dir() and str(out.parent) not in ("", "."):
+        raise UsageError(f"{path}: the folder {out.parent} does not exist")
+
+
 def check_output(args) -> None:
     from ..io import table_format
 
     table_format(args.output)
-    out = Path(args.output)
-    if not out.parent.is_dir() and str(out.parent) not in ("", "."):
-        raise UsageError(f"{args.output}: the folder {out.parent} does not exist")
+    check_folder(args.output)
     if os.path.abspath(args.output) == os.path.abspath(args.input):
         raise UsageError("OUT must not be the same file as IN")
+
+
+def check_ids(ids, column: str) -> None:
+    """Refuse an id column with a missing, empty or repeated value (first row named)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if ids is None or len(ids) == 0:
+        return
+    bad = pc.is_null(ids)
+    if pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type):
+        bad = pc.or_(bad, pc.equal(pc.utf8_length(ids), 0))
+    bad = bad.fill_null(True)
+    if pc.any(bad).as_py():
+        row = int(pc.index(bad, True).as_py())
+        raise UsageError(f"--id {column}: row {row} has an empty id (ids must be present "
+                         "and distinct)")
+    import pandas as pd
+
+    values = pd.Series(ids.to_pandas())
+    repeated = values.duplicated(keep="first").to_numpy()
+    if repeated.any():
+        row = int(np.argmax(repeated))
+        first = int(np.argmax((values == values.iloc[row]).to_numpy()))
+        raise UsageError(f"--id {column}: row {row} repeats the id {values.iloc[row]!r} of "
+                         f"row {first} (ids must be distinct)")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C: the temporary output is removed."""
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """While the block runs, SIGTERM acts as Ctrl-C (SIGINT) so that the same cleanup
+    runs (temporary ``.part`` files removed, kernels stopped after the current wave).
+
+    The handler only re-sends SIGINT to the process: a kernel that defers SIGINT
+    (:func:`simhash_nb._core.parallel.deferred_interrupt`) defers SIGTERM too.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is None:
+        yield
+        return
+    signal.signal(signal.SIGTERM, lambda signum, frame: signal.raise_signal(signal.SIGINT))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def command(func: Callable) -> Callable:
+    """A command run with :func:`sigterm_as_interrupt`."""
+
+    @functools.wraps(func)
+    def run(args):
+        with sigterm_as_interrupt():
+            return func(args)
+
+    return run
 
 
 def fingerprint_batch(batch, column: str, recipe: _Recipe, n_jobs, path: str):
