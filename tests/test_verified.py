@@ -98,3 +98,25 @@ def test_missing_texts_are_refused_in_the_core_and_skipped_by_the_accessor():
     with pytest.raises(TypeError, match="needs a text Series"):
         pd.Series(sh.fingerprint(["a b"]), dtype="UInt64").simhash.near_duplicates(
             threshold=0.9)
+
+
+def test_cli_threshold_pairs_dedupe_clusters(tmp_path, fortunes):
+    import pandas as pd
+
+    from simhash_nb.cli import main
+
+    texts = fortunes[:600]
+    src = tmp_path / "docs.csv"
+    pd.DataFrame({"id": [f"d{x}" for x in range(len(texts))], "text": texts}).to_csv(
+        src, index=False)
+    want = sh.near_duplicate_texts(texts, 0.7)
+    assert len(want) > 0
+    assert main(["pairs", str(src), str(tmp_path / "p.csv"), "--threshold", "0.7", "-q"]) == 0
+    got = pd.read_csv(tmp_path / "p.csv")
+    assert list(got.columns) == ["left", "right", "jaccard", "distance"]
+    assert list(zip(got.left, got.right)) == list(zip(want.i.tolist(), want.j.tolist()))
+    assert main(["dedupe", str(src), str(tmp_path / "u.csv"), "--threshold", "0.7", "-q"]) == 0
+    assert len(pd.read_csv(tmp_path / "u.csv")) == int(want.dedupe().sum())
+    assert main(["clusters", str(src), str(tmp_path / "c.csv"), "--threshold", "0.7",
+                 "-q"]) == 0
+    assert pd.read_csv(tmp_path / "c.csv")["cluster"].tolist() == want.clusters().tolist()

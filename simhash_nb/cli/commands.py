@@ -23,6 +23,7 @@ from .steps import (
     recipe_of,
     rewrite,
     say,
+    verified_pairs,
 )
 
 # --- commands ----------------------------------------------------------------------------
@@ -79,6 +80,8 @@ def cmd_pairs(args) -> int:
     recipe = recipe_of(args)
     check_output(args)
     t0 = time.perf_counter()
+    if args.threshold is not None:
+        return _verified_pairs_command(args, recipe, t0)
     prints, ids, n = collect(args, recipe)
     check_ids(ids, args.id)
     pairs = search_pairs(prints, None, args.n_jobs, max_pairs=args.max_pairs,
@@ -99,6 +102,28 @@ def cmd_pairs(args) -> int:
     return 0
 
 
+def _verified_pairs_command(args, recipe, t0) -> int:
+    import pyarrow as pa
+
+    from ..io import TableWriter
+
+    got, pos, ids, n = verified_pairs(args, recipe)
+    check_ids(ids, args.id)
+    i, j = pos[got.i], pos[got.j]
+    if ids is not None:
+        left, right = ids.take(pa.array(i)), ids.take(pa.array(j))
+    else:
+        left, right = pa.array(i, pa.int64()), pa.array(j, pa.int64())
+    table = pa.table({"left": left, "right": right, "jaccard": pa.array(got.jaccard),
+                      "distance": pa.array(got.distance, pa.uint8())})
+    with TableWriter(args.output, table.schema) as w:
+        for batch in table.to_batches(max_chunksize=1 << 16):
+            w.write(batch)
+    say(args, f"{len(got):,} pairs with Jaccard >= {got.threshold} (verified) among {n:,} "
+               f"rows ({time.perf_counter() - t0:.1f} s); wrote {args.output}")
+    return 0
+
+
 @command
 def cmd_dedupe(args) -> int:
     """``simhash-nb dedupe IN OUT``."""
@@ -107,8 +132,15 @@ def cmd_dedupe(args) -> int:
     recipe = recipe_of(args)
     check_output(args)
     t0 = time.perf_counter()
-    prints, _, n = collect(args, recipe)
-    keep = keep_mask(prints, args.keep, args.n_jobs, **search_options(args))
+    if args.threshold is not None:
+        got, pos, _, n = verified_pairs(args, recipe)
+        keep = np.ones(n, dtype=bool)
+        keep[pos] = got.dedupe(keep=args.keep)
+        how = f"Jaccard >= {got.threshold}, verified"
+    else:
+        prints, _, n = collect(args, recipe)
+        keep = keep_mask(prints, args.keep, args.n_jobs, **search_options(args))
+        how = f"k={k_used(args, prints)}"
 
     def transform(batch, start):
         import pyarrow as pa
@@ -117,7 +149,7 @@ def cmd_dedupe(args) -> int:
 
     rows = rewrite(args, transform, "writing", None)
     say(args, f"kept {rows:,} of {n:,} rows, dropped {n - rows:,} near duplicates "
-               f"(k={k_used(args, prints)}, {time.perf_counter() - t0:.1f} s); wrote {args.output}")
+               f"({how}, {time.perf_counter() - t0:.1f} s); wrote {args.output}")
     return 0
 
 
@@ -131,8 +163,15 @@ def cmd_clusters(args) -> int:
     recipe = recipe_of(args)
     check_output(args)
     t0 = time.perf_counter()
-    prints, _, n = collect(args, recipe)
-    labels = cluster_positions(prints, args.n_jobs, **search_options(args))
+    if args.threshold is not None:
+        got, pos, _, n = verified_pairs(args, recipe)
+        labels = np.full(n, -1, dtype=np.int64)
+        labels[pos] = pos[got.clusters()]
+        how = f"Jaccard >= {got.threshold}, verified"
+    else:
+        prints, _, n = collect(args, recipe)
+        labels = cluster_positions(prints, args.n_jobs, **search_options(args))
+        how = f"k={k_used(args, prints)}"
     name = args.cluster_column
 
     def transform(batch, start):
@@ -147,7 +186,7 @@ def cmd_clusters(args) -> int:
     sizes = np.bincount(present) if present.size else np.zeros(0, dtype=np.int64)
     multi = int((sizes > 1).sum())
     say(args, f"{rows:,} rows in {int((sizes > 0).sum()):,} clusters, {multi:,} with near "
-               f"duplicates (k={k_used(args, prints)}, {time.perf_counter() - t0:.1f} s); "
+               f"duplicates ({how}, {time.perf_counter() - t0:.1f} s); "
                f"wrote {args.output}")
     return 0
 

@@ -61,6 +61,10 @@ def _add_k(p) -> None:
     g.add_argument("--recall", type=float, default=None, metavar="R",
                    help="accept a search that finds pairs at distance k with probability "
                         ">= R (sampled tables; much faster at large k)")
+    g.add_argument("--threshold", type=float, default=None, metavar="J",
+                   help="instead, pairs of texts whose shingle sets have Jaccard similarity "
+                        ">= J, each verified exactly (128-bit SimHash candidates; --recall "
+                        "defaults to 0.99 there)")
 
 
 def build_parser() -> argparse.ArgumentParser:
