@@ -89,7 +89,7 @@ def similarity_for_k(k: int, bits: int = 64) -> float:
     --------
     >>> import simhash_nb as sh
     >>> round(sh.similarity_for_k(12), 3)
-    0.711
+    0.712
     """
     bits = _check_bits(bits)
     k = check_k(k, bits)
