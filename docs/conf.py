@@ -110,7 +110,8 @@ SUBMODULES = [
 SECTIONS = [
     ("Fingerprints", ["fingerprint", "fingerprint_features", "features", "FeatureBatch",
                       "FingerprintSpec", "make_spec", "check_compatible", "SpecMismatchError",
-                      "fit_idf", "IdfTable", "window_fingerprints", "containment"]),
+                      "fit_idf", "IdfTable", "window_fingerprints", "containment",
+                      "Windows"]),
     ("Distances and search", ["hamming", "hamming_matrix", "pairs_within", "near_duplicates",
                               "table_design", "TableDesign", "Pairs", "TooManyPairsError"]),
     ("Index", ["SimhashIndex", "Matches"]),

@@ -182,3 +182,38 @@ def test_make_spec_is_a_deprecated_alias():
 def test_for_language_is_a_spec_of_options():
     assert sh.FingerprintSpec.for_language("zh") == sh.FingerprintSpec.from_options(ngram=2)
     assert sh.FingerprintSpec.from_options(tokenizer="hashes").tokenizer == "hashes"
+
+
+# --- the public API: result types exported, one name per thing ---------------------------
+
+
+def test_result_types_are_exported():
+    w = sh.window_fingerprints(["one two three four five"], window=2, as_frame=False)
+    assert isinstance(w, sh.Windows) and "Windows" in sh.__all__
+    for name in ("SimilarPairs", "Matches", "Recommendation", "Pairs", "TableDesign",
+                 "FeatureBatch", "IdfTable"):
+        assert name in sh.__all__ and hasattr(sh, name), name
+    import simhash_nb.datasets as ds
+
+    assert {"load_sample", "NearDuplicates"} <= set(ds.__all__)
+
+
+def test_feature_batch_from_sparse_is_what_fingerprint_sparse_fingerprints():
+    pytest.importorskip("sklearn")
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    cv = CountVectorizer(token_pattern=r"(?u)\b\w+\b").fit(TEXTS)
+    X = cv.transform(TEXTS)
+    fb = sh.FeatureBatch.from_sparse(X, cv.vocabulary_)
+    assert (sh.fingerprint_features(fb) == sh.fingerprint_sparse(X, cv.vocabulary_)).all()
+    with pytest.raises(ValueError, match="columns"):
+        sh.FeatureBatch.from_sparse(X, ["one"])
+
+
+def test_the_pair_similarity_kernel_is_not_named_like_the_join():
+    from simhash_nb._kernels import jaccard as jk
+
+    assert hasattr(jk, "pair_similarities") and not hasattr(jk, "jaccard_pairs")
+    fps = sh.fingerprint(TEXTS[:3])
+    assert (sh.near_duplicates(fps, k=40, method="brute").i
+            == sh.pairs_within(fps, k=40).i).all()

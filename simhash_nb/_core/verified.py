@@ -87,8 +87,18 @@ class SimilarPairs:
         return _uf.components(self.n, self.i, self.j)
 
     def dedupe(self, keep="first") -> np.ndarray:
-        """Boolean mask keeping one row per cluster (``keep`` as in
-        :func:`simhash_nb.dedupe`)."""
+        """Boolean mask keeping one row per cluster of these pairs.
+
+        Parameters
+        ----------
+        keep : {"first", "last", False}, default "first"
+            Which row of each cluster to keep (``False``: none), as in
+            :func:`simhash_nb.dedupe`.
+
+        Returns
+        -------
+        numpy.ndarray of bool, one per text
+        """
         return dedupe(np.zeros(self.n, dtype=np.uint64), keep=keep, pairs=(self.i, self.j))
 
     def to_frame(self):
@@ -205,6 +215,6 @@ def near_duplicate_texts(
     sims = np.empty(i.shape[0], dtype=np.float64)
     with threads(n_jobs):
         if i.shape[0]:
-            _jk.jaccard_pairs(fb.indptr, fb.hashes, i, j, sims)
+            _jk.pair_similarities(fb.indptr, fb.hashes, i, j, sims)
     ok = sims >= threshold
     return SimilarPairs(i[ok], j[ok], sims[ok], d[ok], n, threshold, recall, k, bits)
