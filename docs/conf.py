@@ -109,8 +109,9 @@ SUBMODULES = [
 # Sections of the top-level API. Names not listed here land in "Other" (never dropped).
 SECTIONS = [
     ("Fingerprints", ["fingerprint", "fingerprint_features", "features", "FeatureBatch",
-                      "make_spec", "FingerprintSpec", "check_compatible", "SpecMismatchError",
-                      "fit_idf", "IdfTable", "window_fingerprints", "containment"]),
+                      "FingerprintSpec", "make_spec", "check_compatible", "SpecMismatchError",
+                      "fit_idf", "IdfTable", "window_fingerprints", "containment",
+                      "Windows"]),
     ("Distances and search", ["hamming", "hamming_matrix", "pairs_within", "near_duplicates",
                               "table_design", "TableDesign", "Pairs", "TooManyPairsError"]),
     ("Index", ["SimhashIndex", "Matches"]),
@@ -295,7 +296,7 @@ def setup(app):
 
 def write_default_spec() -> None:
     GENERATED.mkdir(exist_ok=True)
-    spec = json.loads(simhash_nb.make_spec().to_json())
+    spec = json.loads(simhash_nb.FingerprintSpec.from_options().to_json())
     (GENERATED / "default_spec.json").write_text(json.dumps(spec, indent=2) + "\n")
 
 

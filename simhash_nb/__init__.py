@@ -57,7 +57,8 @@ _LAZY_MODULES = ("datasets", "distributed", "plotting", "jieba_features")
 # public functions of modules with heavy imports: name -> module
 _LAZY_ATTRS = {"read_parquet": "io", "write_parquet": "io",
                "fingerprint_sparse": "sklearn", "SimhashVectorizer": "sklearn",
-               "window_fingerprints": "_core.windows", "containment": "_core.windows"}
+               "window_fingerprints": "_core.windows", "containment": "_core.windows",
+               "Windows": "_core.windows"}
 
 # Series.simhash / DataFrame.simhash, registered when pandas is imported (not before)
 _install_accessors()
@@ -115,5 +116,6 @@ __all__ = [
     "reset_config",
     "threshold_table",
     "window_fingerprints",
+    "Windows",
     "write_parquet",
 ]

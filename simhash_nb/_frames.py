@@ -25,7 +25,7 @@ from ._core.fingerprint import fingerprint_texts
 from ._core.pairs import Pairs
 from ._core.search import near_duplicates
 from ._core.spec import FingerprintSpec, check_compatible
-from ._core.tokenizers import prepare
+from ._core.tokenizers import prepare, split_options  # the options, defined once there
 from ._core.verified import near_duplicate_texts
 
 
@@ -36,8 +36,6 @@ class InputError(ValueError):
 SPEC_ATTR = "simhash_spec"
 """Key of the fingerprint spec in ``Series.attrs`` / ``DataFrame.attrs``."""
 
-SPEC_OPTIONS = ("bits", "tokenizer", "ngram", "weights", "normalize", "seed", "spec", "params")
-RUN_OPTIONS = ("n_jobs", "progress")
 
 
 # --- representation -----------------------------------------------------------------------
@@ -157,17 +155,6 @@ class Prints:
 
     def present(self) -> np.ndarray:
         return self.fps if self.valid.all() else self.fps[self.valid]
-
-
-def split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    unknown = sorted(set(options) - set(SPEC_OPTIONS) - set(RUN_OPTIONS))
-    if unknown:
-        raise TypeError(
-            f"unexpected keyword arguments {unknown}; fingerprint options are "
-            f"{list(SPEC_OPTIONS + RUN_OPTIONS)}"
-        )
-    run = {k: options.pop(k, None) for k in RUN_OPTIONS}
-    return {k: v for k, v in options.items() if v is not None}, run
 
 
 def prints(series, kind: str, options: dict[str, Any], what: str = "Series") -> Prints:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "load_fortunes", "load_gospels", "load_licences", "load_debian_zh", "SAMPLES",
+    "load_sample", "load_fortunes", "load_gospels", "load_licences", "load_debian_zh", "SAMPLES",
     "NearDuplicates", "make_near_duplicates",
 ]
 
@@ -27,6 +27,24 @@ SAMPLES = {
 
 def load_sample(name: str) -> pd.DataFrame:
     """One bundled corpus as a DataFrame with columns ``id``, ``text``, ``group``.
+
+    The loaders :func:`load_licences`, :func:`load_fortunes`, ... call it.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SAMPLES`: ``"licences"``, ``"fortunes"``, ``"gospels"``, ...
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``id``, ``text`` and ``group`` (``string`` dtype); rows of one
+        ``group`` are near duplicates of each other.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a bundled sample.
 
     Examples
     --------

@@ -11,7 +11,6 @@ fingerprints.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -54,38 +53,14 @@ def vocabulary_hashes(vocabulary, seed: int = 0) -> np.ndarray:
     >>> bool(h[0] == sh.features(["a"], tokenizer="word").hashes[0])
     True
     """
-    if isinstance(vocabulary, Mapping):
-        cols = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(vocabulary))
-        n = len(vocabulary)
-        if n and (cols.min() < 0 or cols.max() >= n or np.unique(cols).shape[0] != n):
-            raise ValueError("vocabulary must map its n terms to the columns 0..n-1")
-        terms = np.empty(n, dtype=object)
-        terms[cols] = list(vocabulary.keys())
-        terms = terms.tolist()
-    elif isinstance(vocabulary, (str, bytes)) or not isinstance(vocabulary, (Sequence,
-                                                                            np.ndarray)):
-        raise TypeError("vocabulary must be a dict of term to column or a sequence of terms")
-    else:
-        terms = [str(t) if isinstance(t, np.str_) else t for t in vocabulary]
-    return _tokens.hash_strings(terms, seed)
+    return _tokens.vocabulary_hashes(vocabulary, seed)
 
 
 def _vocab_tag(hashes: np.ndarray) -> str:
     return "sha1:" + hashlib.sha1(np.ascontiguousarray(hashes).tobytes()).hexdigest()
 
 
-def _as_csr(X):
-    import scipy.sparse as sp
-
-    if sp.issparse(X):
-        X = X.tocsr()
-    else:
-        arr = np.asarray(X)
-        if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.number):
-            raise TypeError("X must be a scipy sparse matrix or a 2-D numeric array "
-                            "(documents x terms)")
-        X = sp.csr_matrix(arr)
-    return X
+_as_csr = _tokens.as_csr
 
 
 def fingerprint_sparse(X, vocabulary, bits: int = 64, seed: int = 0, *,
@@ -121,6 +96,11 @@ def fingerprint_sparse(X, vocabulary, bits: int = 64, seed: int = 0, *,
     ValueError
         If ``X`` and the vocabulary differ in their number of columns.
 
+    See Also
+    --------
+    simhash_nb.FeatureBatch.from_sparse : the features of ``X`` (this function
+        fingerprints them with :func:`simhash_nb.fingerprint_features`).
+
     Examples
     --------
     >>> import simhash_nb as sh
@@ -132,29 +112,12 @@ def fingerprint_sparse(X, vocabulary, bits: int = 64, seed: int = 0, *,
     >>> bool((fps == same).all())
     True
     """
-    X = _as_csr(X)
-    v = np.asarray(vocabulary) if isinstance(vocabulary, np.ndarray) else None
-    if v is not None and v.dtype == np.uint64:
-        hashes = v
-    else:
-        hashes = vocabulary_hashes(vocabulary, seed)
-    if hashes.shape[0] != X.shape[1]:
-        raise ValueError(f"X has {X.shape[1]} columns but the vocabulary has "
-                         f"{hashes.shape[0]} terms")
-    return _fingerprint_csr(X, hashes, bits, n_jobs)
+    fb = FeatureBatch.from_sparse(X, vocabulary, seed)
+    return fingerprint_features(fb, bits=bits, n_jobs=n_jobs)
 
 
 def _fingerprint_csr(X, col_hashes: np.ndarray, bits: int, n_jobs) -> np.ndarray:
-    data = np.asarray(X.data)
-    if not np.issubdtype(data.dtype, np.floating):
-        data = data.astype(np.float64)
-    fb = FeatureBatch(np.asarray(X.indptr, dtype=np.int64),
-                      col_hashes[np.asarray(X.indices, dtype=np.int64)], data)
-    try:
-        fb = fb.validated()
-    except ValueError as exc:
-        raise ValueError(f"X must hold non-negative finite weights: {exc}") from None
-    return fingerprint_features(fb, bits=bits, n_jobs=n_jobs)
+    return fingerprint_features(_tokens.csr_batch(X, col_hashes), bits=bits, n_jobs=n_jobs)
 
 
 def _identity(x):

@@ -58,7 +58,8 @@ def test_fingerprint_matches_core_on_every_string_dtype(dtype):
     assert str(got.dtype) == "UInt64"
     assert got.index.equals(s.index) and got.name == "body"
     assert got.tolist() == [int(x) for x in sh.fingerprint(texts, tokenizer="word")]
-    assert sh.FingerprintSpec.from_json(got.attrs[SPEC_ATTR]) == sh.make_spec(tokenizer="word")
+    want = sh.FingerprintSpec.from_options(tokenizer="word")
+    assert sh.FingerprintSpec.from_json(got.attrs[SPEC_ATTR]) == want
 
 
 @pytest.mark.parametrize("dtype", TEXT_DTYPES)
@@ -269,7 +270,8 @@ def test_dataframe_accessor():
     out = df.simhash.fingerprint(column="body", out="fp", tokenizer="word")
     assert "fp" not in df.columns  # a new frame, the caller's is untouched
     assert list(out.columns) == ["body", "n", "fp"]
-    assert out.simhash._column("fp").simhash.spec == sh.make_spec(tokenizer="word")
+    want = sh.FingerprintSpec.from_options(tokenizer="word")
+    assert out.simhash._column("fp").simhash.spec == want
     assert sh.FingerprintSpec.from_json(out.attrs[SPEC_ATTR]["fp"]).tokenizer == "word"
     pairs = out.simhash.near_duplicates(column="fp", k=6)
     assert _frame_pairs(pairs) == _frame_pairs(out["fp"].simhash.near_duplicates(k=6))

@@ -83,7 +83,7 @@ def test_fingerprint_reads_every_format(tmp_path, fmt, capsys):
     # CSV has no null: the empty text cell reads as missing, as in the other formats
     assert df["simhash"].isna().tolist() == [t is None for t in TEXTS]
     assert df["simhash"].dropna().tolist() == [int(x) for x in expected]
-    assert read_specs(out) == {"simhash": sh.make_spec()}
+    assert read_specs(out) == {"simhash": sh.FingerprintSpec.from_options()}
     assert "fingerprinted 8 rows" in capsys.readouterr().err
 
 

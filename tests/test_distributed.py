@@ -110,7 +110,7 @@ def test_fingerprint_matches_core_with_missing_and_empty_partitions(client):
         assert got["simhash"].dtype == want["simhash"].dtype
         assert got["simhash"].isna().tolist() == want["simhash"].isna().tolist()
         assert got["simhash"].astype(object).tolist() == want["simhash"].astype(object).tolist()
-        assert got.attrs["simhash_spec"]["simhash"] == sh.make_spec(
+        assert got.attrs["simhash_spec"]["simhash"] == sh.FingerprintSpec.from_options(
             tokenizer="word", bits=bits).to_json()
     fps = ddf["text"].simhash.fingerprint(ngram=3).compute()
     present = [t for t, n in zip(texts, range(60)) if n % 20 < 15 and t is not None]

@@ -35,14 +35,15 @@ def test_parquet_round_trip_keeps_spec_dtype_index_and_missing(tmp_path, bits):
     sh.write_parquet(df, path)
     meta = pq.read_schema(path).metadata
     assert SPEC_KEY in meta
-    assert read_specs(path) == {"simhash": sh.make_spec(bits=bits, tokenizer="word")}
+    want = sh.FingerprintSpec.from_options(bits=bits, tokenizer="word")
+    assert read_specs(path) == {"simhash": want}
     back = sh.read_parquet(path)
     assert back.index.tolist() == df.index.tolist()
     assert back["simhash"].dtype == df["simhash"].dtype
     assert back["simhash"].isna().tolist() == [False, False, True, False, False]
     np.testing.assert_array_equal(back["simhash"].simhash.to_numpy(missing="zero"),
                                   df["simhash"].simhash.to_numpy(missing="zero"))
-    assert back["simhash"].simhash.spec == sh.make_spec(bits=bits, tokenizer="word")
+    assert back["simhash"].simhash.spec == want
     pd.testing.assert_frame_equal(back.simhash.near_duplicates(k=20),
                                   df.simhash.near_duplicates(k=20))
 
@@ -75,11 +76,11 @@ def test_read_files_with_different_specs_is_refused(tmp_path):
 def test_write_parquet_spec_argument(tmp_path):
     df = _frame()
     df.attrs = {}
-    spec = sh.make_spec()
+    spec = sh.FingerprintSpec.from_options()
     sh.write_parquet(df, tmp_path / "x.parquet", spec=spec)
     assert read_specs(tmp_path / "x.parquet") == {"simhash": spec}
     with pytest.raises(ValueError, match="does not hold 128-bit"):
-        sh.write_parquet(df, tmp_path / "y.parquet", spec=sh.make_spec(bits=128))
+        sh.write_parquet(df, tmp_path / "y.parquet", spec=sh.FingerprintSpec.from_options(bits=128))
     with pytest.raises(ValueError, match="no fingerprint column"):
         sh.write_parquet(df[["text"]], tmp_path / "y.parquet", spec=spec)
     with pytest.raises(KeyError):
@@ -186,7 +187,7 @@ def test_reader_errors(tmp_path):
 def test_writer_round_trip_and_atomicity(tmp_path, name):
     batch = pa.record_batch({"a": pa.array([1, None, 3]), "s": pa.array(["x", "é\n,", None])})
     path = tmp_path / name
-    spec = sh.make_spec()
+    spec = sh.FingerprintSpec.from_options()
     with TableWriter(path, batch.schema, specs={"a": spec}) as w:
         w.write(batch)
         w.write(batch)
@@ -209,7 +210,7 @@ def test_read_columns_keeps_the_index(tmp_path):
     sh.write_parquet(_frame(), tmp_path / "x.parquet")
     got = sh.read_parquet(tmp_path / "x.parquet", columns=["simhash"])
     assert got.index.tolist() == ["e", "d", "c", "b", "a"]
-    assert got["simhash"].simhash.spec == sh.make_spec()
+    assert got["simhash"].simhash.spec == sh.FingerprintSpec.from_options()
 
 
 def test_outputs_get_ordinary_permissions(tmp_path):

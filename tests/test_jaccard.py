@@ -101,7 +101,7 @@ def test_texts_use_the_features_of_sh_features():
     want = naive.jaccard(words[0], words[1])
     got = sh.jaccard(texts, [(0, 1)], tokenizer="word", ngram=2, seed=7)
     assert got[0] == pytest.approx(want)
-    spec = sh.make_spec(tokenizer="word", ngram=2, seed=7)
+    spec = sh.FingerprintSpec.from_options(tokenizer="word", ngram=2, seed=7)
     assert sh.jaccard(texts, [(0, 1)], spec=spec)[0] == pytest.approx(want)
 
 

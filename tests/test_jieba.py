@@ -122,10 +122,9 @@ def test_near_duplicates_are_close():
 
 
 def test_spec_records_the_options_and_round_trips():
-    spec = sh.make_spec(tokenizer="jieba")
-    assert spec.weights == "binary"  # make_spec alone knows no tokenizer defaults...
     spec, _ = prepare(tokenizer="jieba")
-    assert spec.weights == "tfidf"  # ...the dispatcher does
+    assert spec.weights == "tfidf"  # the tokenizer's defaults...
+    assert sh.FingerprintSpec.from_options(tokenizer="jieba") == spec  # ...in the one builder
     assert dict(spec.params) == {"hmm": True, "idf": "jieba", "stop_words": "default"}
     again = sh.FingerprintSpec.from_json(spec.to_json())
     assert (sh.fingerprint(TEXTS, spec=again) == sh.fingerprint(TEXTS, tokenizer="jieba")).all()

@@ -43,7 +43,7 @@ def test_whitespace_collapses_and_trims():
 
 
 def test_steps_run_in_a_fixed_order_and_are_recorded_in_the_spec():
-    spec = sh.make_spec(normalize=("whitespace", "html", "lower"))
+    spec = sh.FingerprintSpec.from_options(normalize=("whitespace", "html", "lower"))
     assert spec.normalize == ("html", "lower", "whitespace")
     text = ["<b>Ｆｕｌｌ&nbsp;WIDTH</b>   2024!"]
     got = norm(text, *sh.spec.NORMALIZERS)

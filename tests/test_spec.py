@@ -55,9 +55,9 @@ def test_check_compatible_names_the_difference():
         sh.check_compatible(FingerprintSpec(), FingerprintSpec(ngram=4))
 
 
-def test_make_spec_refuses_spec_and_options_together():
+def test_from_options_refuses_spec_and_options_together():
     with pytest.raises(ValueError, match="either spec"):
-        sh.make_spec(FingerprintSpec(), bits=128)
-    assert sh.make_spec(tokenizer="word").ngram == 1
-    assert sh.make_spec() == FingerprintSpec()  # one set of defaults
+        FingerprintSpec.from_options(FingerprintSpec(), bits=128)
+    assert FingerprintSpec.from_options(tokenizer="word").ngram == 1
+    assert FingerprintSpec.from_options() == FingerprintSpec()  # one set of defaults
     assert FingerprintSpec().ngram == 5 and FingerprintSpec().weights == "binary"

@@ -168,7 +168,9 @@ def pairs_within(a, k: int, b=None) -> Pairs:
 
     Compares all ``n * m`` pairs (``n * (n - 1) / 2`` for a self-join) in parallel. Use it
     for small sets or as ground truth; :func:`simhash_nb.near_duplicates` finds the same
-    pairs much faster on large sets.
+    pairs much faster on large sets. This is the reference brute force:
+    ``near_duplicates(fps, k, method="brute")`` runs its kernel (with the options and checks of
+    the search, such as ``max_pairs``), and the tests prove every other method against it.
 
     Parameters
     ----------

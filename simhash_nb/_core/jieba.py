@@ -32,7 +32,7 @@ from ..config import config
 from . import tokens as _tokens
 from .batch import FeatureBatch
 from .idf import IdfTable, _digest, apply_idf
-from .spec import FingerprintSpec, make_spec
+from .spec import FingerprintSpec, build_spec
 from .text import normalize_arrow, to_arrow
 
 __all__ = ["jieba_features", "jieba_tokens", "default_stop_words"]
@@ -385,7 +385,7 @@ def _spec(ngram, weights, normalize, seed, bits, params) -> tuple[FingerprintSpe
     if weights not in ("tf", "binary", "tfidf"):
         raise ValueError(f"jieba weights must be 'tf', 'binary' or 'tfidf', got {weights!r}")
     spec_params, setup = resolve(params, weights)
-    spec = make_spec(bits=bits, tokenizer="jieba", ngram=ngram, weights=weights,
+    spec = build_spec(bits=bits, tokenizer="jieba", ngram=ngram, weights=weights,
                      normalize=normalize, seed=seed, params=spec_params)
     return spec, setup
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,7 +26,7 @@ class SpecMismatchError(ValueError):
     --------
     >>> import simhash_nb as sh
     >>> try:
-    ...     sh.check_compatible(sh.make_spec(), sh.make_spec(bits=128))
+    ...     sh.check_compatible(sh.FingerprintSpec(), sh.FingerprintSpec(bits=128))
     ... except sh.SpecMismatchError as e:
     ...     print(e)
     fingerprints were made with different specs: bits: 64 != 128
@@ -106,6 +107,9 @@ class FingerprintSpec:
             raise ValueError(f"hash must be 'xxh64', got {self.hash!r}")
         params = self.params.items() if isinstance(self.params, Mapping) else self.params
         object.__setattr__(self, "params", tuple(sorted((str(k), v) for k, v in params)))
+
+    # FingerprintSpec.from_options, the one builder from options, is defined with the
+    # options themselves in simhash_nb._core.tokenizers (which builds on this module)
 
     @property
     def words(self) -> int:
@@ -236,19 +240,38 @@ def check_compatible(a: FingerprintSpec | None, b: FingerprintSpec | None) -> No
 DEFAULT_NGRAM = {"char": 5, "word": 1}
 
 
-def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec:
-    """A :class:`FingerprintSpec` from a spec or from keyword options (not both).
+def build_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec:
+    """The plain dataclass step under :meth:`FingerprintSpec.from_options`: ``spec`` as
+    it is, or a spec of the options set (``ngram`` defaulting by tokenizer), with no
+    tokenizer-specific defaults or params resolved."""
+    given = {k: v for k, v in options.items() if v is not None}
+    if spec is not None:
+        if not isinstance(spec, FingerprintSpec):
+            raise TypeError(f"spec must be a FingerprintSpec, got {type(spec).__name__}")
+        if given:
+            raise ValueError(f"pass either spec= or options, not both (got {sorted(given)})")
+        return spec
+    if "normalize" in given and isinstance(given["normalize"], str):
+        given["normalize"] = (given["normalize"],)
+    tokenizer = given.get("tokenizer", "char")
+    given.setdefault("ngram", DEFAULT_NGRAM.get(tokenizer, 1))
+    return FingerprintSpec(**given)
 
-    Options left as ``None`` take their defaults; ``ngram`` defaults by tokenizer
-    (char: 5, word: 1).
+
+_WARNED: set[str] = set()
+
+
+def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec:
+    """Deprecated alias of :meth:`FingerprintSpec.from_options`.
+
+    Warns ``FutureWarning`` once per process; it will be removed in a later release.
 
     Parameters
     ----------
     spec : FingerprintSpec, optional
         Returned as it is.
     **options
-        ``bits``, ``tokenizer``, ``ngram``, ``weights``, ``normalize``, ``seed``,
-        ``params`` as in :func:`simhash_nb.fingerprint`.
+        As in :meth:`FingerprintSpec.from_options`.
 
     Returns
     -------
@@ -263,18 +286,14 @@ def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec
 
     Examples
     --------
-    >>> make_spec(tokenizer="word").ngram
-    1
+    >>> import warnings, simhash_nb as sh
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     sh.make_spec(tokenizer="word") == sh.FingerprintSpec.from_options(tokenizer="word")
+    True
     """
-    given = {k: v for k, v in options.items() if v is not None}
-    if spec is not None:
-        if not isinstance(spec, FingerprintSpec):
-            raise TypeError(f"spec must be a FingerprintSpec, got {type(spec).__name__}")
-        if given:
-            raise ValueError(f"pass either spec= or options, not both (got {sorted(given)})")
-        return spec
-    if "normalize" in given and isinstance(given["normalize"], str):
-        given["normalize"] = (given["normalize"],)
-    tokenizer = given.get("tokenizer", "char")
-    given.setdefault("ngram", DEFAULT_NGRAM.get(tokenizer, 1))
-    return FingerprintSpec(**given)
+    if "make_spec" not in _WARNED:
+        _WARNED.add("make_spec")
+        warnings.warn("simhash_nb.make_spec is deprecated; use "
+                      "simhash_nb.FingerprintSpec.from_options", FutureWarning, stacklevel=2)
+    return FingerprintSpec.from_options(spec, **options)  # type: ignore[attr-defined]

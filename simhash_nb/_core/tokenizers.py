@@ -4,13 +4,23 @@ and the objects it stands for (a callable tokenizer, stop words, an IDF table)."
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from .._kernels.shingles import MODE_CHAR, MODE_WORD
 from .idf import IdfTable
 from .jieba import resolve
-from .spec import FingerprintSpec, check_compatible, make_spec
+from .spec import FingerprintSpec, build_spec, check_compatible
 
-__all__ = ["is_fast", "prepare"]
+__all__ = ["FINGERPRINT_OPTIONS", "RUN_OPTIONS", "SPEC_OPTIONS", "is_fast", "prepare",
+           "split_options"]
+
+SPEC_OPTIONS = ("bits", "tokenizer", "ngram", "weights", "normalize", "seed", "spec", "params")
+"""The options that decide a fingerprint: :func:`prepare` turns them into (spec, extras)."""
+RUN_OPTIONS = ("n_jobs", "progress")
+"""The options of a run that do not change a fingerprint."""
+FINGERPRINT_OPTIONS = SPEC_OPTIONS + RUN_OPTIONS
+"""Every fingerprint option, defined once: every face splits its ``**options`` with
+:func:`split_options` and makes the spec with :func:`prepare`."""
 
 _MODES = {"char": MODE_CHAR, "word": MODE_WORD}
 
@@ -61,7 +71,7 @@ def _build(tokenizer, ngram, weights, normalize, seed, bits, params, func):
         if weights not in ("tf", "binary", "tfidf"):
             raise ValueError(f"jieba weights must be 'tf', 'binary' or 'tfidf', got {weights!r}")
         spec_params, setup = resolve(params, weights)
-        spec = make_spec(tokenizer="jieba", weights=weights, params=spec_params, **opts)
+        spec = build_spec(tokenizer="jieba", weights=weights, params=spec_params, **opts)
         return spec, {"setup": setup}
     if tokenizer == "callable":
         if func is None:
@@ -77,7 +87,7 @@ def _build(tokenizer, ngram, weights, normalize, seed, bits, params, func):
         if unknown:
             raise ValueError(f"unknown params {unknown} for a callable tokenizer")
         idf_params, idf = _idf_param(params, weights, "a callable tokenizer")
-        spec = make_spec(tokenizer="callable", weights=weights,
+        spec = build_spec(tokenizer="callable", weights=weights,
                          params={"name": name, **idf_params}, **opts)
         return spec, {"func": func, "idf": idf}
     if tokenizer in (None, "char", "word"):
@@ -87,7 +97,7 @@ def _build(tokenizer, ngram, weights, normalize, seed, bits, params, func):
         if unknown:
             raise ValueError(f"unknown params {unknown} for tokenizer {tokenizer or 'char'!r}")
         idf_params, idf = _idf_param(params, weights or "tf", f"tokenizer {tokenizer!r}")
-        spec = make_spec(tokenizer=tokenizer, weights=weights, params=idf_params or None,
+        spec = build_spec(tokenizer=tokenizer, weights=weights, params=idf_params or None,
                          **opts)
         return spec, {"idf": idf}
     if tokenizer == "sklearn":
@@ -96,6 +106,22 @@ def _build(tokenizer, ngram, weights, normalize, seed, bits, params, func):
     if tokenizer == "hashes":
         raise ValueError("tokenizer 'hashes' fingerprints come from sh.fingerprint_features")
     raise ValueError(f"tokenizer must be 'char', 'word', 'jieba' or a callable, got {tokenizer!r}")
+
+
+def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(spec options that are set, run options)`` of a face's ``**options``.
+
+    Raises ``TypeError`` naming :data:`FINGERPRINT_OPTIONS` for an unknown option.
+    """
+    options = dict(options)
+    unknown = sorted(set(options) - set(FINGERPRINT_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"unexpected keyword arguments {unknown}; fingerprint options are "
+            f"{list(FINGERPRINT_OPTIONS)}"
+        )
+    run = {k: options.pop(k, None) for k in RUN_OPTIONS}
+    return {k: v for k, v in options.items() if v is not None}, run
 
 
 def prepare(*, tokenizer=None, ngram=None, weights=None, normalize=None, seed=None, bits=None,
@@ -116,7 +142,7 @@ def prepare(*, tokenizer=None, ngram=None, weights=None, normalize=None, seed=No
     params = dict(params or {})
     if spec is None:
         return _build(tokenizer, ngram, weights, normalize, seed, bits, params, func)
-    spec = make_spec(spec, bits=bits, tokenizer=None if func else tokenizer, ngram=ngram,
+    spec = build_spec(spec, bits=bits, tokenizer=None if func else tokenizer, ngram=ngram,
                      weights=weights, normalize=normalize, seed=seed)
     if func is not None and spec.tokenizer != "callable":
         raise ValueError(f"a callable tokenizer was given with a {spec.tokenizer!r} spec")
@@ -130,3 +156,57 @@ def prepare(*, tokenizer=None, ngram=None, weights=None, normalize=None, seed=No
                          "IdfTable the spec was made with")
     check_compatible(spec, built)
     return spec, extras
+
+
+def _from_options(cls, spec: FingerprintSpec | None = None, **options: Any) -> FingerprintSpec:
+    """The spec of fingerprint options: the one way to build a spec from them.
+
+    The same spec :func:`simhash_nb.fingerprint` (and every face: the accessors,
+    the CLI, Dask) makes of these options: ``ngram`` and ``weights`` default by
+    tokenizer, a callable tokenizer is named, jieba's stop words and user dictionary
+    and an IDF table are recorded by checksum.
+
+    Parameters
+    ----------
+    spec : FingerprintSpec, optional
+        Returned as it is (then pass no options).
+    **options
+        ``bits``, ``tokenizer`` (a name or a callable), ``ngram``, ``weights``,
+        ``normalize``, ``seed``, ``params`` as in :func:`simhash_nb.fingerprint`.
+        ``tokenizer="sklearn"`` or ``"hashes"`` give the spec with those fields.
+
+    Returns
+    -------
+    FingerprintSpec
+
+    Raises
+    ------
+    TypeError
+        If ``spec`` is not a FingerprintSpec, or an option is unknown.
+    ValueError
+        If both ``spec`` and options are given, or an option's value is invalid.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> sh.FingerprintSpec.from_options(tokenizer="word").ngram
+    1
+    >>> sh.FingerprintSpec.from_options(tokenizer="jieba").weights
+    'tfidf'
+    >>> sh.FingerprintSpec.from_options() == sh.FingerprintSpec()
+    True
+    """
+    given = {k: v for k, v in options.items() if v is not None}
+    if spec is not None or given.get("tokenizer") in ("sklearn", "hashes"):
+        return build_spec(spec, **options)
+    unknown = sorted(set(options) - set(SPEC_OPTIONS))
+    if unknown:
+        raise TypeError(f"unknown fingerprint options {unknown}; choose from "
+                        f"{[k for k in SPEC_OPTIONS if k != 'spec']}")
+    return prepare(**options)[0]
+
+
+# the classmethod lives with the options it reads; spec.py cannot import this module
+_from_options.__name__ = "from_options"
+_from_options.__qualname__ = "FingerprintSpec.from_options"
+FingerprintSpec.from_options = classmethod(_from_options)  # type: ignore[attr-defined]

@@ -9,6 +9,8 @@ numpy into a :class:`~simhash_nb.features.FeatureBatch`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -150,3 +152,108 @@ def filter_tokens(tokens: pa.Array, lengths: np.ndarray, keep: np.ndarray
     doc = np.repeat(np.arange(ndocs, dtype=np.int64), lengths)
     new_lengths = np.bincount(doc[keep], minlength=ndocs).astype(np.int64)
     return tokens.filter(pa.array(keep)), new_lengths
+
+
+# --- a document-term matrix and its vocabulary ---------------------------------------
+
+
+def vocabulary_hashes(vocabulary, seed: int = 0) -> np.ndarray:
+    """xxh64 of each term of a vocabulary (term to column, or terms), in column order."""
+    if isinstance(vocabulary, Mapping):
+        cols = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(vocabulary))
+        n = len(vocabulary)
+        if n and (cols.min() < 0 or cols.max() >= n or np.unique(cols).shape[0] != n):
+            raise ValueError("vocabulary must map its n terms to the columns 0..n-1")
+        terms = np.empty(n, dtype=object)
+        terms[cols] = list(vocabulary.keys())
+        terms = terms.tolist()
+    elif isinstance(vocabulary, (str, bytes)) or not isinstance(vocabulary, (Sequence,
+                                                                            np.ndarray)):
+        raise TypeError("vocabulary must be a dict of term to column or a sequence of terms")
+    else:
+        terms = [str(t) if isinstance(t, np.str_) else t for t in vocabulary]
+    return hash_strings(terms, seed)
+
+
+def as_csr(X):
+    """A scipy CSR matrix of a sparse matrix or a 2-D array."""
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        return X.tocsr()
+    arr = np.asarray(X)
+    if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError("X must be a scipy sparse matrix or a 2-D numeric array "
+                        "(documents x terms)")
+    return sp.csr_matrix(arr)
+
+
+def csr_batch(X, col_hashes: np.ndarray) -> FeatureBatch:
+    """The FeatureBatch of a CSR matrix whose column ``c`` is the feature ``col_hashes[c]``."""
+    data = np.asarray(X.data)
+    if not np.issubdtype(data.dtype, np.floating):
+        data = data.astype(np.float64)
+    fb = FeatureBatch(np.asarray(X.indptr, dtype=np.int64),
+                      col_hashes[np.asarray(X.indices, dtype=np.int64)], data)
+    try:
+        return fb.validated()
+    except ValueError as exc:
+        raise ValueError(f"X must hold non-negative finite weights: {exc}") from None
+
+
+def _from_sparse(cls, X, vocabulary, seed: int = 0) -> FeatureBatch:
+    """The features of the rows of a document-term matrix.
+
+    Column ``c`` is the feature ``term_c`` with hash ``xxh64(term_c, seed)`` (the hash
+    of every other feature source); row ``i``'s values are its weights.
+    :func:`simhash_nb.fingerprint_sparse` is ``fingerprint_features`` of this batch.
+
+    Parameters
+    ----------
+    X : scipy sparse matrix or 2-D array, shape (n_docs, n_terms)
+        Non-negative finite weights (counts, TF-IDF, ...).
+    vocabulary : dict of str to int, sequence of str, or uint64 array
+        Terms of the columns (a vectorizer's ``vocabulary_`` or
+        ``get_feature_names_out()``), or their hashes.
+    seed : int, default 0
+        Seed of the term hash (ignored for hashes).
+
+    Returns
+    -------
+    FeatureBatch
+        One row per row of ``X``.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` is not a sparse matrix or 2-D numeric array, or ``vocabulary`` is
+        neither terms nor hashes.
+    ValueError
+        If ``X`` and the vocabulary differ in their number of columns, or a weight is
+        negative or not finite.
+
+    Examples
+    --------
+    >>> import numpy as np, simhash_nb as sh
+    >>> fb = sh.FeatureBatch.from_sparse(np.array([[2, 0], [1, 1]]), ["cat", "mat"])
+    >>> fb.indptr.tolist(), fb.weights.tolist()
+    ([0, 1, 3], [2.0, 1.0, 1.0])
+    >>> bool(fb.hashes[0] == sh.features(["cat"], tokenizer="word").hashes[0])
+    True
+    """
+    X = as_csr(X)
+    v = vocabulary if isinstance(vocabulary, np.ndarray) else None
+    if v is not None and v.dtype == np.uint64:
+        hashes = v
+    else:
+        hashes = vocabulary_hashes(vocabulary, seed)
+    if hashes.shape[0] != X.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} columns but the vocabulary has "
+                         f"{hashes.shape[0]} terms")
+    return csr_batch(X, hashes)
+
+
+# the classmethod lives here, with the hashing it needs; batch.py is a leaf
+_from_sparse.__name__ = "from_sparse"
+_from_sparse.__qualname__ = "FeatureBatch.from_sparse"
+FeatureBatch.from_sparse = classmethod(_from_sparse)  # type: ignore[attr-defined]

@@ -222,6 +222,6 @@ def near_duplicate_texts(
     sims = np.empty(i.shape[0], dtype=np.float64)
     with threads(n_jobs):
         if i.shape[0]:
-            _jk.jaccard_pairs(fb.indptr, fb.hashes, i, j, sims)
+            _jk.pair_similarities(fb.indptr, fb.hashes, i, j, sims)
     ok = sims >= threshold
     return SimilarPairs(i[ok], j[ok], sims[ok], d[ok], n, threshold, recall, k, bits)

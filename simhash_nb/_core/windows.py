@@ -33,7 +33,16 @@ class Windows(NamedTuple):
     """Windows of a batch of documents (row ``r`` is window ``window[r]`` of ``doc[r]``).
 
     ``start``/``end`` are token positions (end exclusive); ``fingerprints`` is
-    ``uint64[m]`` or ``uint64[m, 2]``.
+    ``uint64[m]`` or ``uint64[m, 2]``. :func:`window_fingerprints` returns it with
+    ``as_frame=False``.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> w = sh.window_fingerprints(["one two three four five six"], window=4, stride=2,
+    ...                            as_frame=False)
+    >>> isinstance(w, sh.Windows), w.start.tolist(), w.fingerprints.shape
+    (True, [0, 2], (2,))
     """
 
     doc: np.ndarray

@@ -83,8 +83,9 @@ def pair_jaccard(indptr, hashes, i, j):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def jaccard_pairs(indptr, hashes, left, right, out):
-    """``out[p] = J(left[p], right[p])`` for every pair, in parallel."""
+def pair_similarities(indptr, hashes, left, right, out):
+    """``out[p] = J(left[p], right[p])`` for every pair, in parallel (the Jaccard similarities
+    of given pairs; the threshold join is :func:`simhash_nb.jaccard_pairs`)."""
     for p in prange(left.shape[0]):
         out[p] = pair_jaccard(indptr, hashes, left[p], right[p])
     return out

@@ -62,14 +62,14 @@ def cmd_demo(args) -> int:
     from .. import datasets
     from .._core.evaluate import jaccard_pairs, recommend_k, threshold_table
     from .._core.hamming import hamming_matrix
-    from .._core.spec import make_spec
+    from .._core.spec import FingerprintSpec
     from ..io import write_parquet
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     # Runs of white space and punctuation would otherwise dominate the tf weights of
     # indented or decorated texts (ASCII art, code) and pull unrelated ones together.
-    spec = make_spec(normalize=DEMO_NORMALIZE)
+    spec = FingerprintSpec.from_options(normalize=DEMO_NORMALIZE)
     corpora = {"licences": datasets.load_licences(), "fortunes": datasets.load_fortunes()}
     all_pairs, all_clusters, all_fps, nn, ks = [], [], [], {}, {}
     how = (f"within k={args.k} bits" if args.k is not None else

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dask.dataframe as dd
 
-from .._core.spec import FingerprintSpec, make_spec
-from .input import fingerprint_frame, fingerprint_series, fp_meta, select, task_threads
+from .._core.spec import FingerprintSpec
+from .input import fingerprint_frame, fingerprint_series, fp_meta, recipe, select, task_threads
 
 # --- fingerprints -----------------------------------------------------------------------
 
@@ -16,13 +16,15 @@ def fingerprint(
     *,
     out: str = "simhash",
     bits: int | None = None,
-    tokenizer: str | None = None,
+    tokenizer=None,
     ngram: int | None = None,
     weights: str | None = None,
     normalize=None,
     seed: int | None = None,
     spec: FingerprintSpec | None = None,
+    params: dict | None = None,
     n_jobs: int | None = None,
+    progress: bool | None = None,
 ):
     """SimHash fingerprints of a Dask text column, partition by partition.
 
@@ -37,10 +39,16 @@ def fingerprint(
         The text column of a DataFrame.
     out : str, default "simhash"
         Name of the fingerprint column added to a DataFrame.
-    bits, tokenizer, ngram, weights, normalize, seed, spec
-        As in :func:`simhash_nb.fingerprint`.
+    bits, tokenizer, ngram, weights, normalize, seed, spec, params
+        As in :func:`simhash_nb.fingerprint`: every option of the core, a callable
+        tokenizer (it must pickle, to travel to the workers) and jieba's ``params``
+        included. An IDF table travels as ``params={"idf": table}``; ``"fit"`` is
+        refused (it would fit each partition on its own).
     n_jobs : int, optional
         Numba threads per task (default 1; see "Threads" in the module docs).
+    progress : bool, optional
+        As in :func:`simhash_nb.fingerprint`, in each task (off where the worker does
+        not write to a terminal).
 
     Returns
     -------
@@ -54,7 +62,9 @@ def fingerprint(
     KeyError
         If ``column`` is not in the DataFrame.
     TypeError
-        If the data is not text.
+        If the data is not text, or a callable tokenizer does not pickle.
+    ValueError
+        If an option is invalid, or ``params={"idf": "fit"}``.
 
     Examples
     --------
@@ -64,8 +74,9 @@ def fingerprint(
     >>> str(fps.dtype), fps.iloc[0] == fps.iloc[1], bool(fps.isna().iloc[2])
     ('UInt64', np.True_, True)
     """
-    spec = make_spec(spec, bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
-                     normalize=normalize, seed=seed)
+    r = recipe(dict(bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
+                    normalize=normalize, seed=seed, spec=spec, params=params,
+                    progress=progress))
     series, kind = select(data, column if isinstance(data, dd.DataFrame) else None, "text")
     if kind != "text":
         raise TypeError(
@@ -73,8 +84,8 @@ def fingerprint(
             " holds fingerprints already; fingerprint a text column"
         )
     if isinstance(data, dd.Series):
-        return fingerprint_series(data, spec, n_jobs)
-    meta = data._meta.assign(**{out: fp_meta(spec.bits, out).set_axis(data._meta.index)})
+        return fingerprint_series(data, r, n_jobs)
+    meta = data._meta.assign(**{out: fp_meta(r.spec.bits, out).set_axis(data._meta.index)})
     return data.map_partitions(
-        fingerprint_frame, series.name, out, spec, task_threads(n_jobs), meta=meta
+        fingerprint_frame, series.name, out, r, task_threads(n_jobs), meta=meta
     )

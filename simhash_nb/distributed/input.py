@@ -14,7 +14,9 @@ import pandas as pd
 
 from .. import _frames
 from .. import accessors as _acc
-from .._core.spec import FingerprintSpec, SpecMismatchError, check_compatible, make_spec
+from .._core.spec import FingerprintSpec, SpecMismatchError, check_compatible
+from .._core.tokenizers import prepare as prepare_options
+from .._core.tokenizers import split_options
 
 # --- input ------------------------------------------------------------------------------
 
@@ -63,6 +65,50 @@ def select(data, column: str | None, default: str | None = None, aligned: bool =
     return series, kind
 
 
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+    """Fingerprint options checked on the client, to run on the workers.
+
+    ``options`` are the user's spec options as given (a callable tokenizer, jieba's
+    stop words, an IDF table travel with them: each task makes its spec with
+    :func:`simhash_nb._core.tokenizers.prepare`, the one path of every face); ``spec``
+    is the spec they make.
+    """
+
+    spec: FingerprintSpec
+    options: dict
+    progress: bool | None = None
+
+
+def recipe(options: dict[str, Any]) -> Recipe:
+    """The :class:`Recipe` of a face's fingerprint options (every option of the core)."""
+    spec_options, run = split_options(options)
+    spec, _ = prepare_options(**spec_options)
+    if dict(spec.params).get("idf") == "fit":
+        raise ValueError(
+            "params={'idf': 'fit'} fits the IDF on the texts at hand, which on Dask would be "
+            "each partition's; fit a table first (sh.fit_idf on the column or a sample) and "
+            "pass params={'idf': table}")
+    if spec.tokenizer in ("callable", "jieba") or "params" in spec_options:
+        _check_picklable(spec_options)
+    return Recipe(spec, spec_options, run["progress"])
+
+
+def _check_picklable(options: dict) -> None:
+    try:
+        import cloudpickle as pickle
+    except ImportError:  # pragma: no cover - Dask depends on cloudpickle
+        import pickle
+    try:
+        pickle.dumps(options)
+    except Exception as e:
+        what = ("the tokenizer" if callable(options.get("tokenizer"))
+                else "the fingerprint options")
+        raise TypeError(
+            f"{what} must be picklable to travel to the Dask workers ({type(e).__name__}: "
+            f"{e}); use a module-level function, or an object that pickles") from None
+
+
 @dataclasses.dataclass
 class Input:
     """Fingerprints to search: a Dask Series (perhaps lazily made from text here)."""
@@ -75,10 +121,10 @@ class Input:
 
 def prepare(data, column, options: dict[str, Any], n_jobs, aligned: bool = False) -> Input:
     series, kind = select(data, column, aligned=aligned)
-    spec_options, _ = _frames.split_options(dict(options))
+    spec_options, _ = split_options(options)
     if kind == "text":
-        spec = make_spec(**spec_options)
-        return Input(fingerprint_series(series, spec, n_jobs), series, spec, spec.bits)
+        r = recipe(options)
+        return Input(fingerprint_series(series, r, n_jobs), series, r.spec, r.spec.bits)
     if spec_options:
         raise TypeError(
             f"the data holds fingerprints already; fingerprint options {sorted(spec_options)} "
@@ -153,17 +199,19 @@ def fp_meta(bits: int, name) -> pd.Series:
     return pd.Series(_frames.fingerprint_array(empty), name=name)
 
 
-def _fingerprint_part(part: pd.Series, spec: FingerprintSpec, n_jobs) -> pd.Series:
-    return _acc.SimhashSeriesAccessor(part).fingerprint(spec=spec, n_jobs=n_jobs)
+def _fingerprint_part(part: pd.Series, r: Recipe, n_jobs) -> pd.Series:
+    return _acc.SimhashSeriesAccessor(part).fingerprint(**r.options, n_jobs=n_jobs,
+                                                        progress=r.progress)
 
 
-def fingerprint_frame(part: pd.DataFrame, column, out, spec, n_jobs) -> pd.DataFrame:
-    return _acc.SimhashDataFrameAccessor(part).fingerprint(column, out, spec=spec, n_jobs=n_jobs)
+def fingerprint_frame(part: pd.DataFrame, column, out, r: Recipe, n_jobs) -> pd.DataFrame:
+    return _acc.SimhashDataFrameAccessor(part).fingerprint(column, out, **r.options,
+                                                           n_jobs=n_jobs, progress=r.progress)
 
 
-def fingerprint_series(series, spec: FingerprintSpec, n_jobs):
+def fingerprint_series(series, r: Recipe, n_jobs):
     return series.map_partitions(
-        _fingerprint_part, spec, task_threads(n_jobs), meta=fp_meta(spec.bits, series.name)
+        _fingerprint_part, r, task_threads(n_jobs), meta=fp_meta(r.spec.bits, series.name)
     )
 
 

@@ -109,7 +109,7 @@ def jaccard(
         i, j = pair_positions(pairs, n, ids)
         out = np.empty(i.shape[0], dtype=np.float64)
         if i.shape[0]:
-            _jk.jaccard_pairs(indptr, hashes, i, j, out)
+            _jk.pair_similarities(indptr, hashes, i, j, out)
         return out
 
 
@@ -300,7 +300,7 @@ def jaccard_pairs(
             attrs["n_candidates"] = int(i.shape[0])
             sims = np.empty(i.shape[0], dtype=np.float64)
             if i.shape[0]:
-                _jk.jaccard_pairs(indptr, hashes, i, j, sims)
+                _jk.pair_similarities(indptr, hashes, i, j, sims)
             keep = sims >= threshold
             i, j, sims = i[keep], j[keep], sims[keep]
     order = np.lexsort((j, i))

@@ -56,7 +56,8 @@ def near_duplicates(
         Accept an approximate search that finds a pair at distance ``k`` with at least
         this probability, ``0 < recall <= 1`` (None or 1: exact).
     method : {"auto", "tables", "dense", "sampling", "brute"}, default "auto"
-        Force a search method (see :class:`TableDesign`).
+        Force a search method (see :class:`TableDesign`); ``"brute"`` compares all
+        pairs, as the reference :func:`simhash_nb.pairs_within` does.
     blocks : int, optional
         Number of pigeonhole blocks ``b`` (``k < b <= bits``), giving ``C(b, k)``
         tables. By default chosen by :func:`table_design`.
