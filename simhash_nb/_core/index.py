@@ -33,7 +33,6 @@ rebuilt on load (a radix sort per table).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import numbers
@@ -41,7 +40,6 @@ import os
 import tempfile
 import threading
 import zipfile
-from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import numba
@@ -49,11 +47,11 @@ import numpy as np
 
 from .._kernels import tables as _tk
 from ..config import config
+from .index_runs import Run
+from .matches import Matches
 from .parallel import deferred_interrupt, threads
-from .search.design import best_sampling, best_tables, check_blocks, check_recall, pair_count
-from .search.families import sampled
+from .search.design import check_blocks, check_recall
 from .search.groups import threads_for
-from .search.layout import Layout, Plan, top_bits
 from .spec import FingerprintSpec, SpecMismatchError, check_compatible
 from .validation import as_fingerprints, as_words, bits_of, check_bits, check_k
 
@@ -61,114 +59,6 @@ __all__ = ["Matches", "SimhashIndex"]
 
 FILE_FORMAT = "simhash_nb.SimhashIndex"
 FILE_VERSION = 1
-
-
-@dataclasses.dataclass(frozen=True)
-class Matches:
-    """Result of :meth:`SimhashIndex.query`: one row per (query, indexed id) match.
-
-    Unpacks as ``query, id, distance = matches``. Rows are sorted by query, then
-    distance, then id.
-
-    Attributes
-    ----------
-    query : ndarray of int64
-        Position of the query row.
-    id : ndarray of int64
-        Id of the matching indexed fingerprint.
-    distance : ndarray of uint8
-        Hamming distance.
-    n_queries : int
-        Number of query rows (some may have no match).
-
-    Examples
-    --------
-    >>> import numpy as np, simhash_nb as sh
-    >>> index = sh.SimhashIndex(k=2)
-    >>> index.add(np.array([0b000, 0b111], dtype=np.uint64), ids=[10, 20])
-    >>> m = index.query(np.array([0b001, 0b110, 0xFF00], dtype=np.uint64))
-    >>> m.query, m.id, m.distance
-    (array([0, 0, 1, 1]), array([10, 20, 20, 10]), array([1, 2, 1, 2], dtype=uint8))
-    >>> [ids.tolist() for ids, _ in m.split()]
-    [[10, 20], [20, 10], []]
-    """
-
-    query: np.ndarray
-    id: np.ndarray
-    distance: np.ndarray
-    n_queries: int
-
-    def __len__(self) -> int:
-        return int(self.query.shape[0])
-
-    def __iter__(self) -> Iterator[np.ndarray]:
-        return iter((self.query, self.id, self.distance))
-
-    def split(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """``(ids, distances)`` of each query row, in query order."""
-        if self.n_queries == 0:
-            return []
-        cuts = np.searchsorted(self.query, np.arange(1, self.n_queries))
-        return list(zip(np.split(self.id, cuts), np.split(self.distance, cuts)))
-
-    def to_frame(self):
-        """A pandas DataFrame with columns ``query``, ``id``, ``distance``."""
-        import pandas as pd
-
-        return pd.DataFrame({"query": self.query, "id": self.id, "distance": self.distance})
-
-
-class _Run:
-    """Tables and sorted ids over the slots ``[lo, hi)`` of ``slot_fps`` and ``slot_ids``."""
-
-    def __init__(self, index: SimhashIndex, slot_fps: np.ndarray, slot_ids: np.ndarray,
-                 lo: int, hi: int):
-        self.lo, self.hi = lo, hi
-        m = hi - lo
-        fps = slot_fps[lo:hi]
-        if index.recall is not None:
-            self.layout, self.plan = _sampled_layout(index, m)
-        else:
-            blocks = index.blocks or best_tables(m, pair_count(m, None), index.k,
-                                                 index.bits).blocks
-            self.layout = Layout.make(index.bits, index.k, blocks)
-            self.plan = self.layout.plan(m)
-        n_tables = self.layout.n_tables
-        self.tabs = np.empty((n_tables, m), dtype=np.uint64)
-        tmp = np.empty(m, dtype=np.uint64)
-        plan, layout = self.plan, self.layout
-        with threads_for(m):
-            for t in range(n_tables):
-                _tk.sort_table(
-                    fps, layout.key_pieces[t], plan.extra_pieces[t], bool(plan.hashed[t]),
-                    int(plan.key_bits[t]), int(plan.extra_bits[t]), plan.row_bits,
-                    top_bits(m), config["radix_local_bits"], numba.get_num_threads(),
-                    self.tabs[t], tmp,
-                )
-        ids = slot_ids[lo:hi]
-        order = np.argsort(ids, kind="stable")
-        self.id_sorted = ids[order]
-        self.id_slot = order.astype(np.int64) + lo
-
-    @property
-    def size(self) -> int:
-        return self.hi - self.lo
-
-
-def _sampled_layout(index: SimhashIndex, m: int) -> tuple[Layout, Plan]:
-    """Sampled tables (``recall < 1``) as a layout the query kernel reads: each sampled
-    mask is a "block" and each table selects one block, so the kernel's ownership rule
-    (the first ``b - k = 1`` agreeing blocks) is the first table whose bits the pair
-    agrees on. No extra bits are stored (sampled masks overlap: a bit could count twice)."""
-    d = best_sampling(m, pair_count(m, None), index.k, index.bits, index.recall)
-    words = index.bits // 64
-    family = sampled(index.bits, d.key_bits, d.tables, index.random_state)
-    layout = Layout.from_masks(index.bits, d.tables - 1,
-                               np.ascontiguousarray(family.masks[:, :words]))
-    plan = layout.plan(m)
-    plan = dataclasses.replace(plan, extra_bits=np.zeros_like(plan.extra_bits),
-                               extra_pieces=np.zeros((layout.n_tables, 0, 4), np.uint64))
-    return layout, plan
 
 
 class _State(NamedTuple):
@@ -185,7 +75,7 @@ class _State(NamedTuple):
     total: int  # slots in use
     live: int
     next_id: int
-    runs: tuple[_Run, ...]
+    runs: tuple[Run, ...]
 
 
 class SimhashIndex:
@@ -412,12 +302,12 @@ class SimhashIndex:
                     self.spec = spec
                 return
             st = self._append(st, a, ids)
-            runs = [*st.runs, _Run(self, st.fps, st.ids, st.total - n, st.total)]
+            runs = [*st.runs, Run(self, st.fps, st.ids, st.total - n, st.total)]
             factor = config["index_merge_factor"]
             while len(runs) >= 2 and runs[-2].size <= factor * runs[-1].size:
                 b = runs.pop()
                 a_run = runs.pop()
-                runs.append(_Run(self, st.fps, st.ids, a_run.lo, b.hi))
+                runs.append(Run(self, st.fps, st.ids, a_run.lo, b.hi))
             next_id = max(st.next_id, int(ids.max()) + 1)
             if self.spec is None and spec is not None:
                 self.spec = spec
@@ -485,7 +375,7 @@ class SimhashIndex:
         new = self._empty_state(st.next_id)
         if fps.shape[0]:
             new = self._append(new, fps, ids)
-            new = new._replace(runs=(_Run(self, new.fps, new.ids, 0, new.total),))
+            new = new._replace(runs=(Run(self, new.fps, new.ids, 0, new.total),))
         return new
 
     # --- query ---------------------------------------------------------------------------
@@ -536,7 +426,7 @@ class SimhashIndex:
         order = np.lexsort((ids, dist, qi))
         return Matches(qi[order], ids[order], dist[order], nq)
 
-    def _query_run(self, st: _State, run: _Run, q: np.ndarray, k: int, n_tasks: int):
+    def _query_run(self, st: _State, run: Run, q: np.ndarray, k: int, n_tasks: int):
         layout, plan = run.layout, run.plan
         cap = config["pairs_initial_capacity"]
         args = (
