@@ -180,6 +180,7 @@ def report(res: dict) -> str:
                 "(measured on planted pairs / promised by the design):", "",
                 table([[d, f"{v[0]:.4f}", f"{v[1]:.4f}", v[2]] for d, v in rk.items()],
                       ["distance", "measured", "promised", "pairs"])]
+    out += ["", "![time against n, per method and k](benchmarks/results/large_k.png)"]
     return "\n".join(out)
 
 
