@@ -16,21 +16,30 @@ from .families import TableFamily
 _HIST = 1 << 11  # radix digits of at most 11 bits: sort keys of at most 22 bits
 
 
-def sort_bits_for(n_rows: int) -> int:
-    """Bits of the hashed sort key: a few more than log2(rows), so hash collisions
-    between distinct keys add few candidates; at most 22 (an 11-bit partition, then an
-    in-cache sort of each group on at most 11 more)."""
-    return int(min(22, max(2, (max(n_rows, 2) - 1).bit_length() + 2)))
+def sort_bits_for(n_rows: int, key_bits: int = 64) -> int:
+    """Bits of the hashed sort key: a few more than log2(rows) and than the key's own
+    bits, so hash collisions between distinct keys add few candidates; at most 22 (a
+    partition on at most 11 bits, then an in-cache sort of each group on at most 11
+    more)."""
+    rows_bits = (max(n_rows, 2) - 1).bit_length() + 2
+    return int(min(22, key_bits + 3, max(2, rows_bits)))
+
+
+def top_bits_for(sort_bits: int) -> int:
+    """Bits of the partition pass: 8 (256 groups, few enough write streams for the
+    caches; measured faster than 11), more only where the groups' sort would need over
+    11 bits."""
+    return max(sort_bits - 11, min(sort_bits, 8))
 
 
 class DenseWork:
     """Per-lane work arrays: entries, fingerprints, scratch, histograms."""
 
     def __init__(self, n: int, words: int, lanes: int):
-        self.kr = np.empty((lanes, n), dtype=np.uint64)
-        self.fp = np.empty((lanes, n, words), dtype=np.uint64)
-        self.kr_tmp = np.empty((lanes, n), dtype=np.uint64)
-        self.fp_tmp = np.empty((lanes, n, words), dtype=np.uint64)
+        self.kr = np.empty((lanes, n), dtype=np.uint32)
+        self.fp = np.zeros((lanes, words, n + _dk.PAD), dtype=np.uint64)
+        self.kr_tmp = np.empty((lanes, n), dtype=np.uint32)
+        self.fp_tmp = np.zeros((lanes, words, n + _dk.PAD), dtype=np.uint64)
         self.h_lo = np.empty((lanes, _HIST), dtype=np.int64)
         self.h_hi = np.empty((lanes, _HIST), dtype=np.int64)
 
@@ -40,7 +49,7 @@ class DenseWork:
 
 def lanes_for(n: int, words: int, n_tables: int) -> int:
     """Tables sorted side by side: one per thread, within ``search_memory_bytes``."""
-    per_lane = max(1, n) * (16 + 16 * words)
+    per_lane = (max(1, n) + _dk.PAD) * (8 + 16 * words)
     fit = max(1, int(config["search_memory_bytes"]) // per_lane)
     return max(1, min(numba.get_num_threads(), n_tables, fit))
 
@@ -65,7 +74,8 @@ def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, 
         return got
     lanes = lanes_for(n, words, todo.shape[0])
     work = DenseWork(n, words, lanes)
-    sort_bits = sort_bits_for(n)
+    key_bits = int(max(bin(int(a)).count("1") + bin(int(b)).count("1") for a, b in family.masks))
+    sort_bits = sort_bits_for(n, key_bits)
     cap = int(config["pairs_initial_capacity"])
     wave = lanes * int(config["dense_tables_per_wave"])
     for start in range(0, todo.shape[0], wave):
@@ -92,7 +102,8 @@ def _run(fps, n_left, tables, family: TableFamily, sort_bits, k, wa, wb, lanes, 
          work: DenseWork):
     with deferred_interrupt():  # Ctrl-C waits for the wave (see parallel.deferred_interrupt)
         return _dk.search_dense(
-            fps, n_left, tables, family.masks, family.mults, sort_bits, family.block_masks,
+            fps, n_left, tables, family.masks, family.mults, sort_bits, top_bits_for(sort_bits),
+            family.block_masks,
             family.sels, k, wa, wb, lanes, cap, *work.args(),
         )
 

@@ -153,7 +153,7 @@ def dense_cost(n_rows: int, n_pairs: float, bits: int, k: int, blocks: int):
     """(cost, candidates, narrowest key) of the dense pigeonhole search."""
     base, extra = divmod(bits, blocks)
     keep = blocks - k
-    collide = 2.0 ** -sort_bits_for(n_rows)
+    collide = 2.0 ** -sort_bits_for(n_rows, keep * base + min(extra, keep))
     candidates = 0.0
     for x in range(max(0, keep - (blocks - extra)), min(extra, keep) + 1):
         count = math.comb(extra, x) * math.comb(blocks - extra, keep - x)
@@ -183,8 +183,8 @@ def best_sampling(n_rows: int, n_pairs: float, k: int, bits: int,
     probability ``>= recall``: over the sampled bits ``r``, ``L`` from
     :func:`~simhash_nb._core.search.families.tables_for_recall`."""
     best = None
-    collide = 2.0 ** -sort_bits_for(n_rows)
     for r in range(1, min(bits - k, 48) + 1):
+        collide = 2.0 ** -sort_bits_for(n_rows, r)
         tables = tables_for_recall(bits, k, r, recall)
         if tables > config["max_tables"]:
             continue

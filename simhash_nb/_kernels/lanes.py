@@ -1,0 +1,88 @@
+"""Eight Hamming tests at once, written as LLVM vector IR.
+
+:func:`near_lanes` answers, for the eight fingerprints ``v[y], ..., v[y + 7]``, which
+are within ``k`` bits of ``f``: an 8-bit mask, lane ``j`` set iff
+``popcount(f ^ v[y + j]) <= k`` (128-bit fingerprints: the two words' counts added).
+The scan of a table's runs (:mod:`simhash_nb._kernels.dense_tables`) calls it over
+runs of a few dozen rows, where a plain loop leaves most rows to LLVM's scalar
+epilogue: here each step is one ``<8 x i64>`` load, ``xor``, ``ctpop`` and compare
+(on AVX-512 ``vpopcntq`` and ``vpcmpuq`` into a mask register; elsewhere LLVM splits
+the vectors into the widths the machine has).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.core import errors
+from numba.extending import intrinsic
+
+_I8 = ir.IntType(8)
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+_V8I = ir.VectorType(_I64, 8)
+
+
+def _splat(builder: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    one = builder.insert_element(ir.Constant(_V8I, ir.Undefined), x, ir.Constant(_I32, 0))
+    return builder.shuffle_vector(one, ir.Constant(_V8I, ir.Undefined),
+                                  ir.Constant(ir.VectorType(_I32, 8), [0] * 8))
+
+
+def _load8(builder, context, aty, arr, y):
+    ptr = context.make_array(aty)(context, builder, arr).data
+    vptr = builder.bitcast(builder.gep(ptr, [y]), _V8I.as_pointer())
+    load = builder.load(vptr)
+    load.align = 8
+    return load
+
+
+def _ctpop(builder, v):
+    name = "llvm.ctpop.v8i64"
+    fn = builder.module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(builder.module, ir.FunctionType(_V8I, [_V8I]), name=name)
+    return builder.call(fn, [v])
+
+
+def _is_c_u64(ty) -> bool:
+    return isinstance(ty, types.Array) and ty.ndim == 1 and ty.layout == "C" and (
+        ty.dtype == types.uint64)
+
+
+@intrinsic
+def near_lanes(typingctx, v, y, f, k):
+    """``uint8``: bit ``j`` set iff ``popcount(f ^ v[y + j]) <= k``, ``j < 8``.
+
+    ``v`` is C-contiguous ``uint64[:]``; ``y + 8 <= len(v)`` is the caller's duty.
+    """
+    if not _is_c_u64(v):
+        raise errors.TypingError("near_lanes: v must be a C-contiguous uint64[:]")
+    sig = types.uint8(v, types.int64, types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        va, yy, ff, kk = args
+        x = builder.xor(_load8(builder, context, signature.args[0], va, yy), _splat(builder, ff))
+        near = builder.icmp_unsigned("<=", _ctpop(builder, x), _splat(builder, kk))
+        return builder.bitcast(near, _I8)
+
+    return sig, codegen
+
+
+@intrinsic
+def near_lanes2(typingctx, v0, v1, y, f0, f1, k):
+    """``uint8``: bit ``j`` set iff ``popcount(f0 ^ v0[y + j]) + popcount(f1 ^ v1[y + j])
+    <= k`` (128-bit fingerprints, a word per array), ``j < 8``."""
+    if not (_is_c_u64(v0) and _is_c_u64(v1)):
+        raise errors.TypingError("near_lanes2: v0, v1 must be C-contiguous uint64[:]")
+    sig = types.uint8(v0, v1, types.int64, types.uint64, types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        a0, a1, yy, g0, g1, kk = args
+        x0 = builder.xor(_load8(builder, context, signature.args[0], a0, yy), _splat(builder, g0))
+        x1 = builder.xor(_load8(builder, context, signature.args[1], a1, yy), _splat(builder, g1))
+        d = builder.add(_ctpop(builder, x0), _ctpop(builder, x1))
+        near = builder.icmp_unsigned("<=", d, _splat(builder, kk))
+        return builder.bitcast(near, _I8)
+
+    return sig, codegen
