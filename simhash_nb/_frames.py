@@ -3,7 +3,10 @@
 - **64 bits**: a nullable ``UInt64`` Series/array; a missing value is ``<NA>``.
 - **128 bits**: Arrow ``fixed_size_binary(16)``: the 16 bytes are ``hi * 2**64 + lo`` in
   big-endian order (the core API's ``uint64[n, 2]`` holds ``lo, hi`` in each row).
-- The :class:`~simhash_nb.FingerprintSpec` travels in ``attrs["simhash_spec"]`` (JSON).
+- The :class:`~simhash_nb.FingerprintSpec` travels in ``attrs["simhash_spec"]`` (JSON),
+  in records that make ``pd.concat`` / ``pd.merge`` of different specs raise.
+- A ``"simhash"`` string column of 16 (or 32) hexadecimal digits a value, as the command
+  line writes to CSV, holds fingerprints (:func:`as_fingerprints`).
 
 Also the steps every face shares: fingerprint a text Series or read a fingerprint one
 (:class:`Prints`), search pairs, cluster and dedupe over the rows that are present.
@@ -13,6 +16,8 @@ stays light.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +29,7 @@ from ._core.clusters import clusters, dedupe
 from ._core.fingerprint import fingerprint_texts
 from ._core.pairs import Pairs
 from ._core.search import near_duplicates
-from ._core.spec import FingerprintSpec, check_compatible
+from ._core.spec import FingerprintSpec, SpecMismatchError, check_compatible
 from ._core.tokenizers import prepare, split_options  # the options, defined once there
 from ._core.verified import near_duplicate_texts
 
@@ -36,7 +41,8 @@ class InputError(ValueError):
 SPEC_ATTR = "simhash_spec"
 """Key of the fingerprint spec in ``Series.attrs`` / ``DataFrame.attrs``."""
 
-
+FINGERPRINT_COLUMN = "simhash"
+"""The fingerprint column's default name (the accessor's and ``simhash-nb``'s ``--out-column``)."""
 
 # --- representation -----------------------------------------------------------------------
 
@@ -126,7 +132,214 @@ def fingerprint_values(series) -> tuple[np.ndarray, np.ndarray]:
     return series.to_numpy(dtype=np.uint64, na_value=0), valid
 
 
+# --- hexadecimal fingerprints in text columns (CSV, JSON Lines) ----------------------------
+#
+# simhash-nb writes fingerprints to CSV and JSON Lines as fixed-width hexadecimal text,
+# which pandas reads back as strings. The rule that tells them from text: a column named
+# FINGERPRINT_COLUMN whose every present value (not null, not "") is a string of exactly
+# 16 hexadecimal digits (64 bits), or every one of exactly 32 (128 bits), holds
+# fingerprints. The same column with only some such values is ambiguous and refused;
+# other columns are text, but the methods that take text or fingerprints refuse one
+# holding only such values rather than guess (``.simhash.from_hex()`` reads it).
+
+_HEX_ANY = "^(?:[0-9A-Fa-f]{16}|[0-9A-Fa-f]{32})$"  # RE2: $ is the end of the text
+_HEX_RE = re.compile("[0-9A-Fa-f]{16}|[0-9A-Fa-f]{32}")  # fullmatch
+
+
+def _strings(series) -> pa.Array | None:
+    """A string Series as an Arrow string array; None if its values are not all strings."""
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
+
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return None
+    try:
+        arr = pa.array(series, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return None
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if pa.types.is_string_view(arr.type) or pa.types.is_null(arr.type):
+        arr = arr.cast(pa.large_string())
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return None
+    return arr
+
+
+def _present(arr: pa.Array) -> pa.Array:
+    return arr.filter(pc.and_(pc.is_valid(arr), pc.not_equal(arr, "")))
+
+
+def _first_looks_hex(series) -> bool:
+    present = np.flatnonzero(~np.asarray(series.isna(), dtype=bool))
+    if not present.size:
+        return False
+    v = series.iloc[int(present[0])]
+    return isinstance(v, str) and (v == "" or _HEX_RE.fullmatch(v) is not None)
+
+
+def hex_width(series, *, strict: bool = False) -> int | None:
+    """16 or 32 if every present value of a text Series is a hexadecimal string of that
+    many digits (and one is present), else None.
+
+    With ``strict``, a column where only some values are (or widths differ) raises
+    ``ValueError`` naming it.
+    """
+    if fingerprint_kind(series.dtype) != "text" or not (strict or _first_looks_hex(series)):
+        return None
+    arr = _strings(series)
+    if arr is None:
+        return None
+    arr = _present(arr)
+    if len(arr) == 0:
+        return None
+    hexy = pc.match_substring_regex(arr, _HEX_ANY)
+    n_hex = pc.sum(hexy).as_py() or 0
+    if n_hex == 0:
+        return None
+    widths = sorted(pc.unique(pc.utf8_length(arr.filter(hexy))).to_pylist())
+    if n_hex == len(arr) and len(widths) == 1:
+        return int(widths[0])
+    if not strict:
+        return None
+    if n_hex == len(arr):
+        found = "mixes 16- and 32-digit hexadecimal fingerprints"
+    else:
+        other = arr.filter(pc.invert(hexy))[0].as_py()
+        rest = len(arr) - n_hex
+        found = (f"holds {n_hex:,} hexadecimal fingerprints and {rest:,} other "
+                 f"{'value' if rest == 1 else 'values'} (for example {other[:40]!r})")
+    raise ValueError(
+        f"column {series.name!r} {found}, so it is neither fingerprints nor text: fix or "
+        f"drop those rows, or rename the column to use it as text (a "
+        f"{FINGERPRINT_COLUMN!r} column of strings holds fingerprints when every value "
+        f"has 16 hexadecimal digits, or every one 32)"
+    )
+
+
+def parse_hex(series):
+    """A Series of hexadecimal fingerprints as a fingerprint Series (same index, name,
+    attrs); ``ValueError`` unless every present value has 16, or every one 32, digits."""
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
+
+    arr = _strings(series) if fingerprint_kind(series.dtype) == "text" else None
+    if arr is None:
+        raise TypeError(f"hexadecimal fingerprints must be strings; {series.name!r} has "
+                        f"dtype {series.dtype}")
+    what = "the Series" if series.name is None else f"column {series.name!r}"
+    fps, valid = fingerprints_from_arrow(arr, what)
+    out = pd.Series(fingerprint_array(fps, valid), index=series.index, name=series.name,
+                    copy=False)
+    out.attrs = dict(series.attrs)
+    return out
+
+
+def as_fingerprints(series, *, guess: bool = False, what: str = "Series"):
+    """``(series, kind)``, a column of hexadecimal fingerprints read as fingerprints.
+
+    ``guess``: the caller takes text or fingerprints; a text Series of another name
+    holding only hexadecimal fingerprints is then refused (``ValueError``), not guessed.
+    """
+    kind = fingerprint_kind(series.dtype)
+    if kind != "text":
+        return series, kind
+    if series.name == FINGERPRINT_COLUMN:
+        width = hex_width(series, strict=True)
+        if width is not None:
+            return parse_hex(series), "fp64" if width == 16 else "fp128"
+    elif guess:
+        width = hex_width(series)
+        if width is not None:
+            raise ValueError(
+                f"the {what} {series.name!r} holds only {width}-digit hexadecimal strings, "
+                f"as simhash-nb writes fingerprints to CSV; call .simhash.from_hex() on it "
+                f"to use them as fingerprints (a {FINGERPRINT_COLUMN!r} column is read so "
+                f"by itself), or .simhash.fingerprint() to fingerprint them as text"
+            )
+    return series, kind
+
+
 # --- specs in attrs ---------------------------------------------------------------------
+#
+# pandas keeps ``attrs`` through most operations, and through ``pd.concat`` / ``pd.merge``
+# only when every input's ``attrs`` compare equal (it compares them with ``==``); frames
+# fingerprinted with different specs would lose their specs silently. The two records
+# below compare like a str and a dict, except that two records of different specs for
+# the same column raise SpecMismatchError: that comparison is pandas' own, so the
+# concat or merge itself refuses to combine them.
+
+
+def _spec_or_none(value) -> FingerprintSpec | None:
+    if isinstance(value, FingerprintSpec):
+        return value
+    try:
+        return FingerprintSpec.from_json(value)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _refuse_different(a, b, column) -> None:
+    """Raise SpecMismatchError if ``a`` and ``b`` record different specs."""
+    if isinstance(a, str) and isinstance(b, str) and str.__eq__(a, b):
+        return
+    sa, sb = _spec_or_none(a), _spec_or_none(b)
+    if sa is None or sb is None:
+        return
+    try:
+        check_compatible(sa, sb)
+    except SpecMismatchError as e:
+        where = "" if column is None else f"column {column!r}: "
+        raise SpecMismatchError(
+            f"cannot combine these (pd.concat, pd.merge): {where}{e}. Fingerprint both with one "
+            f"spec (.simhash.fingerprint(spec=...)), or drop the fingerprint column and "
+            f"its spec (df.attrs.pop({SPEC_ATTR!r})) before combining"
+        ) from None
+
+
+class SpecJSON(str):
+    """A spec's JSON in ``Series.attrs``; two of different specs refuse to compare equal."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        if isinstance(other, SpecJSON):
+            _refuse_different(self, other, None)
+        return str.__eq__(self, other)
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = str.__hash__
+
+
+class ColumnSpecs(dict):
+    """``{column: spec JSON}`` in ``DataFrame.attrs``; two that give one column different
+    specs refuse to compare equal."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        if isinstance(other, ColumnSpecs):
+            for col in self.keys() & other.keys():
+                _refuse_different(self[col], other[col], col)
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None
+
+
+def spec_record(spec: FingerprintSpec) -> SpecJSON:
+    """The ``Series.attrs[SPEC_ATTR]`` value for ``spec``."""
+    return SpecJSON(spec.to_json())
+
+
+def column_specs(specs: Mapping) -> ColumnSpecs:
+    """The ``DataFrame.attrs[SPEC_ATTR]`` value: ``{column: JSON}`` of specs or JSON."""
+    return ColumnSpecs({col: s.to_json() if isinstance(s, FingerprintSpec) else str(s)
+                        for col, s in specs.items()})
 
 
 def spec_of(series) -> FingerprintSpec | None:
@@ -179,7 +392,7 @@ def fingerprint_series(series, p: Prints, name):
     out = pd.Series(fingerprint_array(p.fps, p.valid), index=series.index, name=name, copy=False)
     attrs = {k: v for k, v in series.attrs.items() if k != SPEC_ATTR}
     if p.spec is not None:
-        attrs[SPEC_ATTR] = p.spec.to_json()
+        attrs[SPEC_ATTR] = spec_record(p.spec)
     out.attrs = attrs
     return out
 
@@ -341,7 +554,13 @@ def fingerprints_from_arrow(arr, name: str = "fingerprints") -> tuple[np.ndarray
                 f"(found lengths {sorted(widths)[:5]})"
             )
         width = widths.pop() if widths else 16
-        filled = pc.fill_null(arr, "0" * width).to_numpy(zero_copy_only=False)
+        filled = pc.fill_null(arr, "0" * width)
+        bad = np.flatnonzero(np.asarray(pc.invert(pc.match_substring_regex(
+            filled, "^[0-9A-Fa-f]*$")).to_numpy(zero_copy_only=False), dtype=bool))
+        if bad.size:  # bytes.fromhex would skip spaces, and non-ASCII would not encode
+            raise InputError(f"{name}: fingerprints as text must be hexadecimal (row "
+                             f"{int(bad[0])}: {filled[int(bad[0])].as_py()!r})")
+        filled = filled.to_numpy(zero_copy_only=False)
         raw = np.asarray(filled, dtype=f"S{width}").tobytes()
         try:
             be = np.frombuffer(bytes.fromhex(raw.decode("ascii")), dtype=">u8")

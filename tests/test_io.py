@@ -67,7 +67,7 @@ def test_read_files_with_different_specs_is_refused(tmp_path):
         sh.read_parquet([tmp_path / "a.parquet", tmp_path / "b.parquet"])
     plain = _frame()
     plain.attrs = {}
-    sh.write_parquet(plain, tmp_path / "c.parquet")
+    sh.write_parquet(plain, tmp_path / "c.parquet", spec={})  # explicitly without a spec
     assert read_specs(tmp_path / "c.parquet") == {}
     with pytest.raises(sh.SpecMismatchError, match="none in"):
         sh.read_parquet([tmp_path / "a.parquet", tmp_path / "c.parquet"])

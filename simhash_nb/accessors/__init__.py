@@ -15,7 +15,17 @@ Fingerprints in pandas
 Every accessor method takes either kind. The :class:`~simhash_nb.FingerprintSpec` that
 made a fingerprint Series travels in ``Series.attrs["simhash_spec"]`` (JSON); a
 DataFrame keeps ``attrs["simhash_spec"] = {column: JSON}``. Comparing fingerprints of
-two different known specs raises :class:`~simhash_nb.SpecMismatchError`.
+two different known specs raises :class:`~simhash_nb.SpecMismatchError`, and so does
+``pd.concat`` or ``pd.merge`` of frames (or Series) whose fingerprint column of one
+name has different specs (pandas compares the inputs' ``attrs``; the records there
+refuse to compare equal). Equal specs survive the concat; where pandas drops ``attrs``
+(inputs with differing ``attrs``, one of them without a spec, say) the spec is unknown,
+and :func:`~simhash_nb.write_parquet` warns.
+
+Hexadecimal fingerprints, as ``simhash-nb fingerprint`` writes them to CSV and JSON
+Lines, are read as fingerprints from a ``"simhash"`` string column whose every present
+value has 16 hexadecimal digits (or every one 32); see
+:class:`SimhashSeriesAccessor` and :meth:`SimhashSeriesAccessor.from_hex`.
 
 Missing texts (None, NaN, ``pd.NA``) get a missing fingerprint and are left out of pairs
 and clusters (their cluster label is ``<NA>``); :meth:`SimhashSeriesAccessor.dedupe`

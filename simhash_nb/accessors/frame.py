@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._frames import (
+    FINGERPRINT_COLUMN,
     SPEC_ATTR,
+    column_specs,
     fingerprint_kind,
+    hex_width,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,7 +27,10 @@ class SimhashDataFrameAccessor:
 
     ``column`` names a text column (fingerprinted with the given options) or a
     fingerprint column. Left as ``None`` it is ``"simhash"`` when the frame has such a
-    fingerprint column, else ``"text"``.
+    fingerprint column, else ``"text"``. A ``"simhash"`` column of hexadecimal strings
+    (16 digits each, or 32), as ``simhash-nb fingerprint`` writes to CSV, is such a
+    column: ``pd.read_csv("fps.csv").simhash.near_duplicates(k=3)`` gives the command
+    line's pairs (see :class:`SimhashSeriesAccessor` for the rule).
 
     Examples
     --------
@@ -43,8 +49,8 @@ class SimhashDataFrameAccessor:
     def _column(self, column: str | None):
         df = self._obj
         if column is None:
-            column = "simhash"
-            if column not in df.columns or fingerprint_kind(df[column].dtype) is None:
+            column = FINGERPRINT_COLUMN
+            if column not in df.columns or not _holds_fingerprints(df[column]):
                 column = "text"
         if column not in df.columns:
             raise KeyError(
@@ -93,9 +99,10 @@ class SimhashDataFrameAccessor:
         s = self._column(column)
         fps = s.simhash.fingerprint(**options)
         df = self._obj.assign(**{out: fps.array})  # positional: no index alignment
-        specs = dict(self._obj.attrs.get(SPEC_ATTR) or {})
+        recorded = self._obj.attrs.get(SPEC_ATTR)
+        specs = dict(recorded) if isinstance(recorded, dict) else {}
         specs[out] = fps.attrs[SPEC_ATTR]
-        df.attrs = {**self._obj.attrs, SPEC_ATTR: specs}
+        df.attrs = {**self._obj.attrs, SPEC_ATTR: column_specs(specs)}
         return df
 
     def near_duplicates(
@@ -241,3 +248,9 @@ class SimhashDataFrameAccessor:
         return s.simhash.clusters(k, threshold=threshold, **options)
 
 
+def _holds_fingerprints(s) -> bool:
+    """Whether the ``"simhash"`` column holds fingerprints (hexadecimal ones too)."""
+    kind = fingerprint_kind(s.dtype) if hasattr(s, "dtype") else None
+    if kind is None:
+        return False
+    return kind != "text" or hex_width(s, strict=True) is not None

@@ -8,13 +8,16 @@ import numpy as np
 
 from .._core.spec import FingerprintSpec, check_compatible
 from .._frames import (
+    as_fingerprints,
     cluster_positions,
     cluster_series,
     fingerprint_kind,
     fingerprint_series,
     fingerprint_values,
+    hex_width,
     keep_mask,
     pairs_frame,
+    parse_hex,
     prints,
     search_pairs,
     spec_of,
@@ -41,6 +44,16 @@ class SimhashSeriesAccessor:
     ``binary[16][pyarrow]`` for 128 bits). Methods that search take text too: they
     fingerprint it first with the given options.
 
+    A string Series named ``"simhash"`` whose every present value has exactly 16
+    hexadecimal digits (or every one 32) holds fingerprints, as ``simhash-nb
+    fingerprint`` writes them to CSV and JSON Lines: the methods read them as 64-bit (or
+    128-bit) fingerprints, so ``pd.read_csv("fps.csv").simhash.near_duplicates(k=3)``
+    finds the pairs the command line finds. Only some such values there, or a mix of
+    widths, is refused as ambiguous (``ValueError``). A string Series of another name
+    is text; but the methods that take text or fingerprints refuse one holding only
+    such values rather than guess: call :meth:`from_hex` (fingerprints) or
+    :meth:`fingerprint` (text) first.
+
     Examples
     --------
     >>> import pandas as pd, simhash_nb
@@ -60,7 +73,14 @@ class SimhashSeriesAccessor:
                 f"this one has dtype {obj.dtype}"
             )
         self._obj = obj
-        self._kind = kind
+
+    def _read(self, guess: bool = False):
+        """``(Series, kind)``: hexadecimal fingerprints in a ``"simhash"`` column parsed."""
+        return as_fingerprints(self._obj, guess=guess)
+
+    @property
+    def _kind(self) -> str:
+        return self._read()[1]
 
     @property
     def is_fingerprint(self) -> bool:
@@ -77,11 +97,14 @@ class SimhashSeriesAccessor:
         """The :class:`~simhash_nb.FingerprintSpec` recorded in ``attrs``, if any."""
         return spec_of(self._obj)
 
-    def _need_fingerprints(self, method: str) -> None:
-        if self._kind == "text":
-            raise TypeError(
-                f".simhash.{method} needs a fingerprint Series; call .simhash.fingerprint() first"
-            )
+    def _fingerprints(self, method: str):
+        """The Series as fingerprints (hexadecimal ones parsed), or TypeError."""
+        s, kind = self._read()
+        if kind == "text":
+            hint = (".simhash.from_hex() first: it holds hexadecimal fingerprints"
+                    if hex_width(s) else ".simhash.fingerprint() first")
+            raise TypeError(f".simhash.{method} needs a fingerprint Series; call {hint}")
+        return s
 
     def fingerprint(
         self,
@@ -161,14 +184,40 @@ class SimhashSeriesAccessor:
         >>> pd.Series([1, 2], dtype="UInt64").simhash.to_numpy()
         array([1, 2], dtype=uint64)
         """
-        self._need_fingerprints("to_numpy")
+        s = self._fingerprints("to_numpy")
         if missing not in ("raise", "zero"):
             raise ValueError(f"missing must be 'raise' or 'zero', got {missing!r}")
-        fps, valid = fingerprint_values(self._obj)
+        fps, valid = fingerprint_values(s)
         if missing == "raise" and not valid.all():
             label = self._obj.index[int(np.flatnonzero(~valid)[0])]
             raise ValueError(f"the fingerprint at label {label!r} is missing; pass missing='zero'")
         return fps
+
+    def from_hex(self) -> pd.Series:
+        """Fingerprints parsed from hexadecimal strings, as ``simhash-nb`` writes them to
+        CSV and JSON Lines (a ``"simhash"`` column is read so by every method anyway).
+
+        Returns
+        -------
+        pandas.Series
+            ``UInt64`` (16 digits each) or ``binary[16][pyarrow]`` (32 digits each), with
+            this Series' index, name and ``attrs``; null and empty values are ``<NA>``.
+
+        Raises
+        ------
+        TypeError
+            If the Series does not hold strings.
+        ValueError
+            If a value is not hexadecimal, or the values are not all 16 or all 32 digits.
+
+        Examples
+        --------
+        >>> import pandas as pd, simhash_nb
+        >>> fps = pd.Series(["00000000000000ff", None]).simhash.from_hex()
+        >>> fps.tolist(), str(fps.dtype)
+        ([255, <NA>], 'UInt64')
+        """
+        return parse_hex(self._obj)
 
     def hamming(self, other) -> pd.Series:
         """Hamming distance to ``other``, row by row (``UInt8``, ``<NA>`` where missing).
@@ -206,11 +255,12 @@ class SimhashSeriesAccessor:
         """
         import pandas as pd
 
-        self._need_fingerprints("hamming")
-        s = self._obj
+        s = self._fingerprints("hamming")
         fps, valid = fingerprint_values(s)
         if isinstance(other, pd.Series):
             kind = fingerprint_kind(other.dtype)
+            if kind is not None:
+                other, kind = as_fingerprints(other)
             if kind not in ("fp64", "fp128"):
                 raise TypeError(f"other must be a fingerprint Series, got dtype {other.dtype}")
             check_compatible(spec_of(s), spec_of(other))
@@ -301,7 +351,8 @@ class SimhashSeriesAccessor:
             got, pos = verified_pairs(self._obj, threshold, options)
             return verified_frame(got, self._obj.index, pos)
         search, options = split_search(options)
-        p = prints(self._obj, self._kind, options)
+        values, own_kind = self._read(guess=True)
+        p = prints(values, own_kind, options)
         q = None
         if against is not None:
             other = _as_series(against, "against")
@@ -309,8 +360,9 @@ class SimhashSeriesAccessor:
             kind = fingerprint_kind(other.dtype)
             if kind is None:
                 raise TypeError(f"against has dtype {other.dtype}, neither text nor fingerprints")
+            other, kind = as_fingerprints(other, guess=True, what="against Series")
             q_options = dict(options) if kind == "text" else {}
-            if kind == "text" and self._kind != "text":
+            if kind == "text" and own_kind != "text":
                 q_options = {"spec": p.spec} if p.spec is not None else {}
             q = prints(other, kind, q_options, "against Series")
         pairs = search_pairs(p, q, options.get("n_jobs"), k=k, max_pairs=max_pairs, **search)
@@ -362,7 +414,7 @@ class SimhashSeriesAccessor:
             labels[pos] = pos[got.clusters()]
             return cluster_series(labels, self._obj.index)
         search, options = split_search(options)
-        p = prints(self._obj, self._kind, options)
+        p = prints(*self._read(guess=True), options)
         labels = cluster_positions(p, options.get("n_jobs"), k=k, **search)
         return cluster_series(labels, self._obj.index)
 
@@ -411,7 +463,7 @@ class SimhashSeriesAccessor:
             mask[pos] = got.dedupe(keep=keep)
             return mask
         search, options = split_search(options)
-        p = prints(self._obj, self._kind, options)
+        p = prints(*self._read(guess=True), options)
         return keep_mask(p, keep, options.get("n_jobs"), k=k, **search)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pyarrow as pa
 from .._core.spec import FingerprintSpec, SpecMismatchError
 from .._frames import (
     SPEC_ATTR,
+    column_specs,
     fingerprint_kind,
 )
 from .formats import atomic_path, spec_map, specs_from_metadata, specs_metadata
@@ -24,7 +26,17 @@ def _frame_specs(df, spec) -> dict[str, FingerprintSpec]:
         recorded = df.attrs.get(SPEC_ATTR) or {}
         if isinstance(recorded, (str, FingerprintSpec)):
             recorded = {c: recorded for c in fp_cols}
-        return {c: s for c, s in spec_map(recorded).items() if c in df.columns}
+        specs = {c: s for c, s in spec_map(recorded).items() if c in df.columns}
+        unknown = [c for c in fp_cols if c not in specs]
+        if unknown:
+            warnings.warn(
+                f"no fingerprint spec is known for column(s) {unknown}, so the file will not "
+                f"say how they were made and read_parquet cannot check them against others. "
+                f"pandas drops DataFrame.attrs, where the spec is kept, in pd.concat and "
+                f"pd.merge when the inputs' attrs differ (a frame without a spec, say). "
+                f"Pass spec= to record it, or spec={{}} to write without a spec",
+                UserWarning, stacklevel=3)
+        return specs
     if isinstance(spec, FingerprintSpec):
         if not fp_cols:
             raise ValueError("spec given but the DataFrame has no fingerprint column "
@@ -55,7 +67,12 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
         first, then renamed: a failed write leaves any existing file in place.
     spec : FingerprintSpec or dict of column -> FingerprintSpec, optional
         Default: the specs in ``df.attrs["simhash_spec"]`` (set by the ``.simhash``
-        accessor). A single spec applies to every fingerprint column.
+        accessor and :func:`read_parquet`, kept by ``pd.concat`` of frames with equal
+        specs), with a ``UserWarning`` for a fingerprint column (``UInt64``,
+        ``binary[16]``) whose spec is not known: pandas drops ``attrs`` when it combines
+        frames whose ``attrs`` differ, and a file without its spec cannot be checked
+        later. A single spec applies to every fingerprint column; ``{}`` writes them
+        without a spec, silently.
     index : bool, optional
         Store the index (as in ``DataFrame.to_parquet``; default: unless it is a
         RangeIndex).
@@ -68,6 +85,17 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
         If ``path`` does not end in ``.parquet`` or ``.pq``.
     FileNotFoundError
         If the folder of ``path`` does not exist.
+
+    Warns
+    -----
+    UserWarning
+        If ``spec`` is not given and a fingerprint column has no known spec.
+
+    Notes
+    -----
+    Combining frames fingerprinted with different specs (``pd.concat``, ``pd.merge``,
+    one column name in both) raises :class:`~simhash_nb.SpecMismatchError` in pandas'
+    own comparison of their ``attrs``, before anything is written.
 
     Examples
     --------
@@ -194,7 +222,7 @@ def read_parquet(path, columns: list[str] | None = None):
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise ValueError(f"the files have incompatible columns: {e}") from None
     df = table.to_pandas(types_mapper=_types_mapper())
-    df.attrs = {SPEC_ATTR: {c: s.to_json() for c, s in specs.items()}} if specs else {}
+    df.attrs = {SPEC_ATTR: column_specs(specs)} if specs else {}
     return df
 
 
