@@ -37,7 +37,7 @@ from ._core.search import (
 )
 from ._core.similarity import k_for_similarity, similarity_for_k
 from ._core.spec import FingerprintSpec, SpecMismatchError, check_compatible, make_spec
-from ._core.verified import SimilarPairs, near_duplicate_texts
+from ._core.verified import SimilarPairs, cluster_texts, dedupe_texts, near_duplicate_texts
 from .accessors import install as _install_accessors
 from .config import config, reset_config
 
@@ -80,6 +80,8 @@ __all__ = [
     "SearchCostWarning",
     "SimilarPairs",
     "near_duplicate_texts",
+    "cluster_texts",
+    "dedupe_texts",
     "k_for_similarity",
     "similarity_for_k",
     "Matches",

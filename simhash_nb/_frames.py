@@ -31,7 +31,7 @@ from ._core.pairs import Pairs
 from ._core.search import near_duplicates
 from ._core.spec import FingerprintSpec, SpecMismatchError, check_compatible
 from ._core.tokenizers import prepare, split_options  # the options, defined once there
-from ._core.verified import near_duplicate_texts
+from ._core.verified import cluster_texts, near_duplicate_texts
 
 
 class InputError(ValueError):
@@ -456,17 +456,23 @@ def keep_mask(p: Prints, keep: str, n_jobs=None, **search) -> np.ndarray:
     return mask
 
 
-def verified_pairs(series, threshold: float, options: dict[str, Any]):
-    """``(SimilarPairs among the present texts, their positions)``: the verified path."""
+def verified_pairs(series, threshold: float, options: dict[str, Any], how=near_duplicate_texts):
+    """``(SimilarPairs among the present texts, their positions)``: the verified path
+    (``how=cluster_texts``: cluster labels among the present texts instead)."""
     options = dict(options)
     recall = options.pop("recall", 0.99)
     spec_options, run = split_options(options)
     valid = ~series.isna().to_numpy()
     pos = np.flatnonzero(valid)
     texts = series if valid.all() else series.iloc[pos]
-    got = near_duplicate_texts(texts, threshold, recall=recall, n_jobs=run["n_jobs"],
-                               **spec_options)
+    got = how(texts, threshold, recall=recall, n_jobs=run["n_jobs"], **spec_options)
     return got, pos
+
+
+def verified_labels(series, threshold: float, options: dict[str, Any]):
+    """``(cluster labels among the present texts, their positions)``, by
+    :func:`~simhash_nb.cluster_texts` (joined pairs are not verified again)."""
+    return verified_pairs(series, threshold, options, how=cluster_texts)
 
 
 def verified_frame(got, index, pos):

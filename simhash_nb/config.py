@@ -43,6 +43,9 @@ _DEFAULTS: dict[str, Any] = {
     "search_progress_seconds": 10.0,
     # Refuse table designs with more tables than this.
     "max_tables": 4096,
+    # cluster_texts / dedupe_texts verify candidates in batches of this many (closest
+    # first); a pair already joined by earlier batches is not verified.
+    "verify_batch": 1 << 16,
     # Cost model of table_design, seconds on one core of the reference machine (2-core
     # AMD EPYC, numba 0.68): per table (start-up), per row per table (key, partition,
     # scan), per row per local radix pass, per candidate pair, per candidate whose extra

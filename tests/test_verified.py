@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import simhash_nb as sh
-from simhash_nb._core.verified import candidate_threshold
+from simhash_nb._core.candidates import candidate_design, candidate_threshold
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,7 @@ def test_clusters_dedupe_frame_and_empty_texts():
     assert p.clusters().tolist() == [0, 0, 2, 3, 4]
     assert p.dedupe().tolist() == [True, False, True, True, True]
     assert list(p.to_frame().columns) == ["i", "j", "jaccard", "distance"]
-    assert p.n == 5 and p.bits == 128 and p.k == candidate_threshold(0.9, 128, 0.99**0.5)
+    assert p.n == 5 and p.bits == 128 and p.k == candidate_design(5, 0.9, 128, 0.99).k
 
 
 def test_candidate_threshold_grows_with_recall_and_falls_with_similarity():
@@ -120,3 +120,37 @@ def test_cli_threshold_pairs_dedupe_clusters(tmp_path, fortunes):
     assert main(["clusters", str(src), str(tmp_path / "c.csv"), "--threshold", "0.7",
                  "-q"]) == 0
     assert pd.read_csv(tmp_path / "c.csv")["cluster"].tolist() == want.clusters().tolist()
+
+
+def test_cluster_texts_equal_the_components_of_the_verified_pairs(fortunes):
+    nd = sh.datasets.make_near_duplicates(fortunes[:800], n=800, edit_rate=0.05,
+                                          random_state=3)
+    texts = list(nd.texts) + list(nd.texts[:50])  # exact copies too: groups of three
+    pairs = sh.near_duplicate_texts(texts, 0.6)
+    labels = sh.cluster_texts(texts, 0.6)
+    np.testing.assert_array_equal(labels, pairs.clusters())
+    assert len(np.unique(labels)) < len(texts) - 500  # many joined
+    for keep in ("first", "last", False):
+        np.testing.assert_array_equal(sh.dedupe_texts(texts, 0.6, keep=keep),
+                                      pairs.dedupe(keep=keep))
+
+
+def test_cluster_texts_skip_pairs_already_joined(fortunes, monkeypatch):
+    from simhash_nb._kernels import jaccard as jk
+
+    texts = [fortunes[0]] * 40 + fortunes[1:30]  # 780 candidate pairs among the copies
+    seen = []
+    real = jk.listed_at_least
+
+    def counting(indptr, hashes, left, right, todo, threshold, ok):
+        seen.append(todo.shape[0])
+        return real(indptr, hashes, left, right, todo, threshold, ok)
+
+    monkeypatch.setattr(jk, "listed_at_least", counting)
+    sh.config["verify_batch"] = 16
+    try:
+        labels = sh.cluster_texts(texts, 0.7)
+    finally:
+        sh.reset_config()
+    assert (labels[:40] == 0).all()
+    assert sum(seen) < 780 / 4  # most of the copies' pairs were never verified

@@ -185,11 +185,22 @@ def dedupe(
     >>> sh.dedupe(fps, k=1, keep=False)
     array([False,  True, False, False])
     """
-    if not (keep is False or (isinstance(keep, str) and keep in ("first", "last"))):
-        raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
+    check_keep(keep)
     labels = clusters(fps, k, similarity=similarity, recall=recall, pairs=pairs, method=method,
                       blocks=blocks, max_pairs=max_pairs, random_state=random_state,
                       progress=progress, n_jobs=n_jobs)
+    return keep_from_labels(labels, keep)
+
+
+def check_keep(keep) -> None:
+    """Refuse a ``keep`` other than "first", "last" or False."""
+    if not (keep is False or (isinstance(keep, str) and keep in ("first", "last"))):
+        raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
+
+
+def keep_from_labels(labels: np.ndarray, keep) -> np.ndarray:
+    """The rows :func:`dedupe` keeps, from cluster labels (each the smallest row of its
+    cluster)."""
     n = labels.shape[0]
     if keep == "first":
         return labels == np.arange(n)

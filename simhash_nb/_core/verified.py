@@ -1,36 +1,38 @@
-"""Verified near-duplicates from texts at a Jaccard threshold: SimHash candidates at a
-calibrated k, each verified by the exact Jaccard similarity of the same shingles.
+"""Verified near-duplicates from texts at a Jaccard threshold: SimHash candidates from
+sampled tables designed for a recall at that threshold, each verified by the exact
+Jaccard similarity of the same shingles.
 
 The path users of MinHash LSH (``MinHashLSH(threshold=0.7)``) expect. The shingles are
 made once; their binary-weight 128-bit SimHash fingerprints estimate the angle between
-the shingle sets (:mod:`simhash_nb._core.similarity`), so a pair at Jaccard ``t`` (in
-the worst case, sets of equal size) differs in ``Binomial(bits, q)`` bits with
-``q = arccos(2 t / (1 + t)) / pi``. The candidate threshold ``k`` is the smallest with
-``P(Binomial(bits, q) <= k) >= sqrt(recall)``, and the search finds pairs at distance
-``k`` with probability ``>= sqrt(recall)`` (sampled tables, more often when closer):
-a pair at the threshold is a candidate with probability ``>= recall``, a more similar
-one more often. Every candidate is then verified exactly, so no pair below the
-threshold is returned and precision does not decay with the corpus size.
+the shingle sets, so the distance of a pair at the threshold follows a known
+distribution, and the candidate search (:mod:`simhash_nb._core.candidates`) is designed
+so that such a pair is a candidate with probability ``>= recall`` (a more similar one
+more often). Every candidate is then verified exactly, so no pair below the threshold is
+returned and precision does not decay with the corpus size.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
+from typing import Literal
 
 import numpy as np
 
 from .._kernels import jaccard as _jk
 from .._kernels import unionfind as _uf
-from .clusters import dedupe
+from ..config import config
+from .candidates import candidate_design
+from .clusters import check_keep, dedupe, keep_from_labels
 from .features import features
 from .fingerprint import fingerprint_features
 from .parallel import threads
-from .search.api import near_duplicates
+from .search.api import self_join
 from .search.design import check_recall
+from .search.options import SearchOptions
 from .similarity import check_similarity
+from .validation import as_words
 
-__all__ = ["SimilarPairs", "near_duplicate_texts"]
+__all__ = ["SimilarPairs", "cluster_texts", "dedupe_texts", "near_duplicate_texts"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,18 +117,6 @@ class SimilarPairs:
                              "distance": self.distance})
 
 
-def candidate_threshold(threshold: float, bits: int, recall: float) -> int:
-    """Smallest ``k`` with ``P(Binomial(bits, q) <= k) >= recall`` for a pair at Jaccard
-    ``threshold`` (equal-sized sets: ``q = arccos(2 t / (1 + t)) / pi``)."""
-    q = math.acos(min(1.0, 2.0 * threshold / (1.0 + threshold))) / math.pi
-    cdf = 0.0
-    for k in range(bits):
-        cdf += math.comb(bits, k) * q**k * (1.0 - q) ** (bits - k)
-        if cdf >= recall:
-            return k
-    return bits - 1
-
-
 def near_duplicate_texts(
     texts,
     threshold: float = 0.7,
@@ -200,6 +190,136 @@ def near_duplicate_texts(
     >>> p.i.tolist(), p.j.tolist(), p.jaccard.round(2).tolist()
     ([0], [1], [0.78])
     """
+    threshold, recall = _check(threshold, recall, bits)
+    fb, i, j, d, k = _candidates(texts, threshold, recall, bits, dict(
+        tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
+        params=params), max_pairs, random_state, n_jobs)
+    n = len(fb)
+    sims = np.empty(i.shape[0], dtype=np.float64)
+    with threads(n_jobs):
+        if i.shape[0]:
+            _jk.pair_similarities_above(fb.indptr, fb.hashes, i, j, threshold, sims)
+    ok = sims >= threshold
+    return SimilarPairs(i[ok], j[ok], sims[ok], d[ok], n, threshold, recall, k, bits)
+
+
+def cluster_texts(
+    texts,
+    threshold: float = 0.7,
+    *,
+    recall: float = 0.99,
+    bits: int = 128,
+    tokenizer=None,
+    ngram: int | None = None,
+    normalize=None,
+    seed: int | None = None,
+    spec=None,
+    params=None,
+    max_pairs: int | None = None,
+    random_state: int | None = 0,
+    n_jobs: int | None = None,
+) -> np.ndarray:
+    """Clusters of texts joined by pairs at Jaccard similarity ``>= threshold``.
+
+    The connected components of :func:`near_duplicate_texts`' pairs, found without
+    verifying every candidate: candidates are taken closest first, in batches, and a
+    pair whose two texts are already in one cluster is not verified (in a group of
+    ``m`` copies, about ``m`` verifications instead of ``m (m - 1) / 2``). The labels are
+    those of the components of the verified pairs.
+
+    Parameters
+    ----------
+    texts, threshold, recall, bits, tokenizer, ngram, normalize, seed, spec, params, \
+max_pairs, random_state, n_jobs
+        As in :func:`near_duplicate_texts`.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The smallest row of each text's cluster (a text with no near-duplicate: itself).
+
+    Raises
+    ------
+    ValueError
+        As :func:`near_duplicate_texts`.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> sh.cluster_texts(["the cat sat on the mat", "the cat sat on the mat!",
+    ...                   "something else entirely", "The cat sat on the mat."])
+    array([0, 0, 2, 0])
+    """
+    threshold, recall = _check(threshold, recall, bits)
+    fb, i, j, d, _ = _candidates(texts, threshold, recall, bits, dict(
+        tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
+        params=params), max_pairs, random_state, n_jobs)
+    order = np.argsort(d, kind="stable")  # likely pairs first: they join clusters early
+    i, j = i[order], j[order]
+    parent = np.arange(len(fb), dtype=np.int64)
+    batch = int(config["verify_batch"])
+    todo = np.empty(min(batch, i.shape[0]), dtype=np.int64)
+    with threads(n_jobs):
+        for lo in range(0, i.shape[0], batch):
+            c = _uf.unjoined(parent, i, j, lo, min(lo + batch, i.shape[0]), todo)
+            ok = np.empty(c, dtype=np.bool_)
+            _jk.listed_at_least(fb.indptr, fb.hashes, i, j, todo[:c], threshold, ok)
+            _uf.join_where(parent, i, j, todo[:c], ok)
+    return _uf.resolve(parent)
+
+
+def dedupe_texts(
+    texts,
+    threshold: float = 0.7,
+    *,
+    keep: Literal["first", "last", False] = "first",
+    recall: float = 0.99,
+    bits: int = 128,
+    tokenizer=None,
+    ngram: int | None = None,
+    normalize=None,
+    seed: int | None = None,
+    spec=None,
+    params=None,
+    max_pairs: int | None = None,
+    random_state: int | None = 0,
+    n_jobs: int | None = None,
+) -> np.ndarray:
+    """Boolean mask keeping one text per cluster of :func:`cluster_texts`.
+
+    Parameters
+    ----------
+    texts, threshold, recall, bits, tokenizer, ngram, normalize, seed, spec, params, \
+max_pairs, random_state, n_jobs
+        As in :func:`near_duplicate_texts`.
+    keep : {"first", "last", False}, default "first"
+        As in :func:`simhash_nb.dedupe`.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        As :func:`near_duplicate_texts`, or if ``keep`` is not "first", "last" or False.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> sh.dedupe_texts(["the cat sat on the mat", "the cat sat on the mat!",
+    ...                  "something else entirely"])
+    array([ True, False,  True])
+    """
+    check_keep(keep)
+    labels = cluster_texts(texts, threshold, recall=recall, bits=bits, tokenizer=tokenizer,
+                           ngram=ngram, normalize=normalize, seed=seed, spec=spec,
+                           params=params, max_pairs=max_pairs, random_state=random_state,
+                           n_jobs=n_jobs)
+    return keep_from_labels(labels, keep)
+
+
+def _check(threshold, recall, bits) -> tuple[float, float]:
     threshold = check_similarity(threshold, "threshold")
     recall = check_recall(recall)
     if recall >= 1.0:
@@ -208,20 +328,22 @@ def near_duplicate_texts(
                          "exhaustive join")
     if bits not in (64, 128) or isinstance(bits, bool):
         raise ValueError(f"bits must be 64 or 128, got {bits!r}")
-    fb = features(texts, tokenizer=tokenizer, ngram=ngram, weights="binary",
-                  normalize=normalize, seed=seed, spec=spec, params=params, n_jobs=n_jobs)
-    n = len(fb)
-    part = math.sqrt(recall)
-    k = candidate_threshold(threshold, bits, part)
+    return threshold, recall
+
+
+def _candidates(texts, threshold, recall, bits, feature_options, max_pairs, random_state,
+                n_jobs):
+    """Shingles and candidate pairs ``(fb, i, j, distance, k)`` of the verified path
+    (pairs with an empty document dropped)."""
+    fb = features(texts, weights="binary", n_jobs=n_jobs, **feature_options)
     fps = fingerprint_features(fb, bits=bits, n_jobs=n_jobs)
     empty = fb.n_features == 0
-    cand = near_duplicates(fps, k, recall=part, max_pairs=max_pairs, random_state=random_state,
-                           n_jobs=n_jobs)
-    keep = ~(empty[cand.i] | empty[cand.j])
-    i, j, d = cand.i[keep], cand.j[keep], cand.distance[keep]
-    sims = np.empty(i.shape[0], dtype=np.float64)
+    k = candidate_design(max(len(fb), 2), threshold, bits, recall).k
+    opts = SearchOptions.make(bits, k, random_state=random_state, max_pairs=max_pairs,
+                              progress=False)
+    opts = dataclasses.replace(
+        opts, designer=lambda rows: candidate_design(max(rows, 2), threshold, bits, recall))
     with threads(n_jobs):
-        if i.shape[0]:
-            _jk.pair_similarities(fb.indptr, fb.hashes, i, j, sims)
-    ok = sims >= threshold
-    return SimilarPairs(i[ok], j[ok], sims[ok], d[ok], n, threshold, recall, k, bits)
+        cand = self_join(as_words(fps), opts)
+    keep = ~(empty[cand.i] | empty[cand.j])
+    return fb, cand.i[keep], cand.j[keep], cand.distance[keep], k

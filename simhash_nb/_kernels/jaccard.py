@@ -107,7 +107,7 @@ def jaccard_all(indptr, hashes, n_tasks, out):
 
 
 @njit(inline="always", cache=True)
-def _count_at_least(hashes, a0, a1, b0, b1, need):
+def count_at_least(hashes, a0, a1, b0, b1, need):
     """Intersection size of two sorted runs, or -1 once it cannot reach ``need``."""
     c = 0
     ia = a0
@@ -121,6 +121,52 @@ def _count_at_least(hashes, a0, a1, b0, b1, need):
         ia += x <= y
         ib += y <= x
     return c if c >= need else -1
+
+
+@njit(inline="always", cache=True)
+def jaccard_at_least(indptr, hashes, a, b, threshold):
+    """Jaccard similarity of documents ``a`` and ``b`` if it is ``>= threshold``, else -1.
+
+    The filters of :func:`pairs_above` make most pairs below the threshold cheap: the
+    size filter (``J <= |A| / |B|``) and a merge that stops once the remaining
+    elements cannot lift the intersection to ``t (|A| + |B|) / (1 + t)``.
+    """
+    slack = 1e-9
+    a0 = indptr[a]
+    a1 = indptr[a + 1]
+    b0 = indptr[b]
+    b1 = indptr[b + 1]
+    sa = a1 - a0
+    sb = b1 - b0
+    total = sa + sb
+    sim = -1.0
+    if total == 0:
+        sim = 1.0
+    elif min(sa, sb) >= threshold * max(sa, sb) * (1.0 - slack):
+        need = int(threshold * total / (1.0 + threshold) * (1.0 - slack))
+        inter = count_at_least(hashes, a0, a1, b0, b1, need)
+        if inter >= 0:
+            sim = inter / (total - inter)
+    return sim if sim >= threshold else -1.0
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def listed_at_least(indptr, hashes, left, right, todo, threshold, ok):
+    """``ok[t]``: whether pair ``todo[t]`` of ``left``/``right`` has Jaccard
+    ``>= threshold``, in parallel."""
+    for t in prange(todo.shape[0]):
+        e = todo[t]
+        ok[t] = jaccard_at_least(indptr, hashes, left[e], right[e], threshold) >= 0.0
+    return ok
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def pair_similarities_above(indptr, hashes, left, right, threshold, out):
+    """``out[p] = J(left[p], right[p])`` where it is ``>= threshold``, else -1
+    (:func:`jaccard_at_least` for every pair, in parallel)."""
+    for p in prange(left.shape[0]):
+        out[p] = jaccard_at_least(indptr, hashes, left[p], right[p], threshold)
+    return out
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -163,7 +209,7 @@ def pairs_above(indptr, hashes, order, threshold, n_tasks, cap):
                     sim = 1.0
                 else:
                     need = int(threshold * total / (1.0 + threshold) * (1.0 - slack))
-                    inter = _count_at_least(hashes, a0, a1, b0, b1, need)
+                    inter = count_at_least(hashes, a0, a1, b0, b1, need)
                     if inter < 0:
                         continue
                     sim = inter / (total - inter)

@@ -48,3 +48,38 @@ def last_of_component(labels):
     for x in prange(n):
         keep[x] = last[labels[x]] == x
     return keep
+
+
+@njit(cache=True, nogil=True)
+def unjoined(parent, i, j, lo, hi, out):
+    """Write the positions ``e`` in ``[lo, hi)`` whose ``i[e]``, ``j[e]`` are in
+    different sets into ``out``; returns their count."""
+    c = 0
+    for e in range(lo, hi):
+        if _find(parent, i[e]) != _find(parent, j[e]):
+            out[c] = e
+            c += 1
+    return c
+
+
+@njit(cache=True, nogil=True)
+def join_where(parent, i, j, todo, ok):
+    """Union ``i[e]``, ``j[e]`` for ``e = todo[t]`` where ``ok[t]``; the smaller root
+    stays root (as in :func:`components`)."""
+    for t in range(todo.shape[0]):
+        if ok[t]:
+            e = todo[t]
+            a = _find(parent, i[e])
+            b = _find(parent, j[e])
+            if a < b:
+                parent[b] = a
+            elif b < a:
+                parent[a] = b
+
+
+@njit(cache=True, nogil=True)
+def resolve(parent):
+    """Point every element at its root (parents always point to smaller elements)."""
+    for x in range(parent.shape[0]):
+        parent[x] = parent[parent[x]]
+    return parent

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._core.clusters import keep_from_labels
 from .._core.spec import FingerprintSpec, check_compatible
 from .._frames import (
     as_fingerprints,
@@ -24,6 +25,7 @@ from .._frames import (
     split_search,
     unique_index,
     verified_frame,
+    verified_labels,
     verified_pairs,
 )
 
@@ -409,9 +411,9 @@ class SimhashSeriesAccessor:
         """
         if threshold is not None:
             self._need_text("clusters(threshold=...)")
-            got, pos = verified_pairs(self._obj, threshold, options)
+            sub, pos = verified_labels(self._obj, threshold, options)
             labels = np.full(len(self._obj), -1, dtype=np.int64)
-            labels[pos] = pos[got.clusters()]
+            labels[pos] = pos[sub]
             return cluster_series(labels, self._obj.index)
         search, options = split_search(options)
         p = prints(*self._read(guess=True), options)
@@ -458,9 +460,9 @@ class SimhashSeriesAccessor:
             self._need_text("dedupe(threshold=...)")
             if not (keep is False or keep in ("first", "last")):
                 raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
-            got, pos = verified_pairs(self._obj, threshold, options)
+            sub, pos = verified_labels(self._obj, threshold, options)
             mask = np.ones(len(self._obj), dtype=bool)
-            mask[pos] = got.dedupe(keep=keep)
+            mask[pos] = keep_from_labels(sub, keep)
             return mask
         search, options = split_search(options)
         p = prints(*self._read(guess=True), options)

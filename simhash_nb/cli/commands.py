@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core.clusters import keep_from_labels
 from .._core.similarity import resolve_k
 from .steps import (
     UsageError,
@@ -133,10 +134,10 @@ def cmd_dedupe(args) -> int:
     check_output(args)
     t0 = time.perf_counter()
     if args.threshold is not None:
-        got, pos, _, n = verified_pairs(args, recipe)
+        sub, pos, _, n = verified_pairs(args, recipe, clusters=True)
         keep = np.ones(n, dtype=bool)
-        keep[pos] = got.dedupe(keep=args.keep)
-        how = f"Jaccard >= {got.threshold}, verified"
+        keep[pos] = keep_from_labels(sub, args.keep)
+        how = f"Jaccard >= {args.threshold}, verified"
     else:
         prints, _, n = collect(args, recipe)
         keep = keep_mask(prints, args.keep, args.n_jobs, **search_options(args))
@@ -164,10 +165,10 @@ def cmd_clusters(args) -> int:
     check_output(args)
     t0 = time.perf_counter()
     if args.threshold is not None:
-        got, pos, _, n = verified_pairs(args, recipe)
+        sub, pos, _, n = verified_pairs(args, recipe, clusters=True)
         labels = np.full(n, -1, dtype=np.int64)
-        labels[pos] = pos[got.clusters()]
-        how = f"Jaccard >= {got.threshold}, verified"
+        labels[pos] = pos[sub]
+        how = f"Jaccard >= {args.threshold}, verified"
     else:
         prints, _, n = collect(args, recipe)
         labels = cluster_positions(prints, args.n_jobs, **search_options(args))

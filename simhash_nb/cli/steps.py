@@ -253,15 +253,18 @@ def collect_texts(args):
     return arr, id_values, len(arr)
 
 
-def verified_pairs(args, recipe):
-    """``(SimilarPairs among the present texts, their rows, ids, n)`` for --threshold."""
-    from .._core.verified import near_duplicate_texts
+def verified_pairs(args, recipe, clusters: bool = False):
+    """``(SimilarPairs among the present texts, their rows, ids, n)`` for --threshold
+    (``clusters``: cluster labels among the present texts instead of the pairs, by
+    :func:`~simhash_nb.cluster_texts`)."""
+    from .._core.verified import cluster_texts, near_duplicate_texts
 
     texts, ids, n = collect_texts(args)
     valid = np.asarray(texts.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
     pos = np.flatnonzero(valid)
     spec = recipe.spec
-    got = near_duplicate_texts(
+    how = cluster_texts if clusters else near_duplicate_texts
+    got = how(
         texts if valid.all() else texts.filter(valid), args.threshold,
         recall=0.99 if args.recall is None else args.recall, tokenizer=spec.tokenizer,
         ngram=spec.ngram, normalize=spec.normalize, seed=spec.seed,

@@ -142,11 +142,13 @@ def near_duplicates(
     rows = a2.shape[0] + (0 if b is None else b.shape[0])
     with threads(n_jobs), threads_for(rows):
         if b is None:
-            return _self_join(a2, opts)
+            return self_join(a2, opts)
         return _cross_join(a2, as_words(b), opts)
 
 
-def _self_join(a, opts: SearchOptions) -> Pairs:
+def self_join(a, opts: SearchOptions) -> Pairs:
+    """The pairs of ``a`` (``uint64[n, words]``, validated) under ``opts``: identical
+    fingerprints grouped first, the distinct ones searched."""
     work = Work(a.shape[0])
     ga = group_identical(a, work)
     identical = ga.identical_pairs()

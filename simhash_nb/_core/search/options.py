@@ -8,6 +8,7 @@ import dataclasses
 import numbers
 import sys
 import warnings
+from collections.abc import Callable
 
 import numba
 
@@ -62,6 +63,7 @@ class SearchOptions:
     random_state: int | None
     max_pairs: int
     progress: bool | None = None
+    designer: Callable[[int], TableDesign] | None = None  # a design for n rows, instead
 
     @classmethod
     def make(cls, bits: int, k=None, similarity=None, recall=None, method="auto", blocks=None,
@@ -100,8 +102,11 @@ class SearchOptions:
 
     def design(self, n: int, n_against: int | None = None) -> TableDesign:
         """The table design for ``n`` distinct rows, warning when it is costly."""
-        d = table_design(n, self.k, self.bits, recall=self.recall, n_against=n_against,
-                         blocks=self.blocks, method=self.method)
+        if self.designer is not None:
+            d = self.designer(n)
+        else:
+            d = table_design(n, self.k, self.bits, recall=self.recall, n_against=n_against,
+                             blocks=self.blocks, method=self.method)
         expected = pair_count(n, n_against) * binom_cdf(self.k, self.bits)
         if expected > max(self.max_pairs, 10_000):  # a clear excess, not noise
             raise TooManyPairsError(
