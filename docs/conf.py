@@ -116,6 +116,8 @@ SECTIONS = [
                               "table_design", "TableDesign", "Pairs", "TooManyPairsError"]),
     ("Index", ["SimhashIndex", "Matches"]),
     ("Clusters and dedupe", ["clusters", "dedupe"]),
+    ("Verified near-duplicates from texts", ["near_duplicate_texts", "cluster_texts",
+                                             "dedupe_texts", "SimilarPairs"]),
     ("Choosing k", ["jaccard", "jaccard_pairs", "threshold_table", "recommend_k",
                     "Recommendation"]),
     ("pandas and parquet", ["read_parquet", "write_parquet"]),
