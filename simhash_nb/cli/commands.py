@@ -76,7 +76,6 @@ def cmd_pairs(args) -> int:
     import pyarrow as pa
 
     from .._frames import search_pairs
-    from ..io import TableWriter
 
     recipe = recipe_of(args)
     check_output(args)
@@ -88,38 +87,37 @@ def cmd_pairs(args) -> int:
     pairs = search_pairs(prints, None, args.n_jobs, max_pairs=args.max_pairs,
                          **search_options(args))
     pos = prints.positions
-    i, j = pos[pairs.i], pos[pairs.j]
-    if ids is not None:
-        left, right = ids.take(pa.array(i)), ids.take(pa.array(j))
-    else:
-        left, right = pa.array(i, pa.int64()), pa.array(j, pa.int64())
-    table = pa.table({"left": left, "right": right,
-                      "distance": pa.array(pairs.distance, pa.uint8())})
-    with TableWriter(args.output, table.schema) as w:
-        for batch in table.to_batches(max_chunksize=1 << 16):
-            w.write(batch)
+    _write_pairs(args, ids, pos[pairs.i], pos[pairs.j],
+                 {"distance": pa.array(pairs.distance, pa.uint8())})
     say(args, f"{len(pairs):,} pairs within {k_used(args, prints)} bits among {n:,} rows "
                f"({time.perf_counter() - t0:.1f} s); wrote {args.output}")
     return 0
 
 
-def _verified_pairs_command(args, recipe, t0) -> int:
+def _write_pairs(args, ids, i, j, columns: dict) -> None:
+    """Write the pairs table: ``left``, ``right`` (the ids, or row numbers), ``columns``."""
     import pyarrow as pa
 
     from ..io import TableWriter
 
-    got, pos, ids, n = verified_pairs(args, recipe)
-    check_ids(ids, args.id)
-    i, j = pos[got.i], pos[got.j]
     if ids is not None:
         left, right = ids.take(pa.array(i)), ids.take(pa.array(j))
     else:
         left, right = pa.array(i, pa.int64()), pa.array(j, pa.int64())
-    table = pa.table({"left": left, "right": right, "jaccard": pa.array(got.jaccard),
-                      "distance": pa.array(got.distance, pa.uint8())})
+    table = pa.table({"left": left, "right": right, **columns})
     with TableWriter(args.output, table.schema) as w:
         for batch in table.to_batches(max_chunksize=1 << 16):
             w.write(batch)
+
+
+def _verified_pairs_command(args, recipe, t0) -> int:
+    import pyarrow as pa
+
+    got, pos, ids, n = verified_pairs(args, recipe)
+    check_ids(ids, args.id)
+    _write_pairs(args, ids, pos[got.i], pos[got.j],
+                 {"jaccard": pa.array(got.jaccard),
+                  "distance": pa.array(got.distance, pa.uint8())})
     say(args, f"{len(got):,} pairs with Jaccard >= {got.threshold} (verified) among {n:,} "
                f"rows ({time.perf_counter() - t0:.1f} s); wrote {args.output}")
     return 0
