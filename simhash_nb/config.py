@@ -41,6 +41,9 @@ _DEFAULTS: dict[str, Any] = {
     "search_warn_seconds": 60.0,
     # ... and show a progress bar (progress=None, stderr a terminal) past this many.
     "search_progress_seconds": 10.0,
+    # The automatic choice compares all pairs when that is modelled this fast (seconds on one
+    # core): small searches then need no table kernels (seconds to compile, cold).
+    "search_brute_seconds": 0.01,
     # Refuse table designs with more tables than this.
     "max_tables": 4096,
     # cluster_texts / dedupe_texts verify candidates in batches of this many (closest

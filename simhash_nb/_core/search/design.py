@@ -304,6 +304,9 @@ def table_design(
         return brute
     if k == 0 and n_against is None and method == "auto":
         return TableDesign("exact", bits, k, 0, 0, bits, 0.0, n * config["search_cost_row"])
+    if method == "auto" and brute.cost <= config["search_brute_seconds"]:
+        return brute  # a few milliseconds whatever the method; the tables' kernels would
+        # cost seconds of compilation on a cold cache
     options = {
         "tables": best_tables(n_rows, n_pairs, k, bits),
         "dense": best_dense(n_rows, n_pairs, k, bits),
