@@ -23,8 +23,7 @@ import numpy as np
 from .._kernels import jaccard as _jk
 from .._kernels import unionfind as _uf
 from .clusters import dedupe
-from .features import features
-from .fingerprint import fingerprint_features
+from .fingerprint import features_and_fingerprints
 from .parallel import threads
 from .search.api import near_duplicates
 from .search.design import check_recall
@@ -208,12 +207,12 @@ def near_duplicate_texts(
                          "exhaustive join")
     if bits not in (64, 128) or isinstance(bits, bool):
         raise ValueError(f"bits must be 64 or 128, got {bits!r}")
-    fb = features(texts, tokenizer=tokenizer, ngram=ngram, weights="binary",
-                  normalize=normalize, seed=seed, spec=spec, params=params, n_jobs=n_jobs)
+    fb, fps = features_and_fingerprints(texts, bits, tokenizer=tokenizer, ngram=ngram,
+                                        normalize=normalize, seed=seed, spec=spec,
+                                        params=params, n_jobs=n_jobs)
     n = len(fb)
     part = math.sqrt(recall)
     k = candidate_threshold(threshold, bits, part)
-    fps = fingerprint_features(fb, bits=bits, n_jobs=n_jobs)
     empty = fb.n_features == 0
     cand = near_duplicates(fps, k, recall=part, max_pairs=max_pairs, random_state=random_state,
                            n_jobs=n_jobs)
