@@ -19,7 +19,6 @@ from .unicode import word_classes
 __all__ = ["FeatureBatch", "features", "fit_idf"]
 
 
-
 def text_features(texts, spec: FingerprintSpec, n_jobs: int | None = None,
                   return_valid: bool = False):
     """Built-in char/word shingles of ``texts`` as a FeatureBatch (distinct sorted hashes).
@@ -39,6 +38,33 @@ def text_features(texts, spec: FingerprintSpec, n_jobs: int | None = None,
         hashes, weights = _bk.features_texts(*args, indptr)
     fb = FeatureBatch(indptr, hashes, weights)
     return (fb, buf.valid) if return_valid else fb
+
+
+def binary_features(texts, spec: FingerprintSpec, bits: int, n_jobs: int | None = None):
+    """Binary-weight shingles of ``texts`` and their ``bits``-wide fingerprints, in one pass.
+
+    Returns ``(FeatureBatch, uint64[n, bits // 64], validity)``: the batch
+    :func:`text_features` gives with ``weights="binary"`` and the fingerprints
+    :func:`simhash_nb.fingerprint_features` gives of it, bit for bit, from one
+    tokenising pass (built-in tokenizers only).
+    """
+    with threads(n_jobs) as n_threads, deferred_interrupt():
+        buf = text_buffers(texts, spec.normalize, n_threads)
+        check_document_sizes(buf.offsets)
+        hashes, indptr, fps = _bk.binary_features_fingerprints(
+            buf.data, buf.offsets, balanced_chunks(buf.offsets), _MODES[spec.tokenizer],
+            spec.ngram, np.uint64(spec.seed), word_classes(), bits // 64)
+    return FeatureBatch(indptr, hashes, np.ones(hashes.shape[0])), fps, buf.valid
+
+
+def check_document_sizes(offsets: np.ndarray, start: int = 0) -> None:
+    """Refuse a document of 2 GiB or more (the kernels count its features in int32)."""
+    if offsets.shape[0] > 1:  # a document has at most one feature per byte
+        sizes = np.diff(offsets)
+        if sizes.max() > _bk.MAX_UNIT_FEATURES:
+            i = int(np.argmax(sizes))
+            raise ValueError(f"texts[{start + i}] has {sizes[i]:,} bytes; documents must be "
+                             "under 2 GiB")
 
 
 def text_batch(texts, spec: FingerprintSpec, extras: dict, n_jobs=None, progress=None):

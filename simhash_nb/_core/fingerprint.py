@@ -21,7 +21,13 @@ import numpy as np
 from .._kernels import bitsums as _bk
 from ..config import config
 from .batch import FeatureBatch, invalid_weight_error
-from .features import text_batch
+from .features import (
+    binary_features,
+    check_document_sizes,
+    check_missing,
+    raise_missing,
+    text_batch,
+)
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .spec import FingerprintSpec
 from .text import text_buffers, text_slices
@@ -29,7 +35,7 @@ from .tokenizers import _MODES, is_fast, prepare
 from .unicode import word_classes
 from .validation import check_bits
 
-__all__ = ["fingerprint", "fingerprint_features"]
+__all__ = ["features_and_fingerprints", "fingerprint", "fingerprint_features"]
 
 
 def fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, progress=None):
@@ -57,7 +63,7 @@ def fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, pr
 def _fused_fingerprints(texts, start: int, spec: FingerprintSpec, n_threads: int):
     """The fused kernel on one piece of a batch: ``(uint64[n, words], nfeat, valid)``."""
     buf = text_buffers(texts, spec.normalize, n_threads, start)
-    _check_document_sizes(buf.offsets, start)
+    check_document_sizes(buf.offsets, start)
     chunks = balanced_chunks(buf.offsets)
     out, nfeat = _bk.fingerprint_texts(
         buf.data, buf.offsets, chunks, _MODES[spec.tokenizer], spec.ngram,
@@ -67,16 +73,6 @@ def _fused_fingerprints(texts, start: int, spec: FingerprintSpec, n_threads: int
         out[~buf.valid] = 0
         nfeat[~buf.valid] = 0
     return out, nfeat, buf.valid
-
-
-def _check_document_sizes(offsets: np.ndarray, start: int = 0) -> None:
-    # a document has at most one feature per byte; the kernels count features in int32
-    if offsets.shape[0] > 1:
-        sizes = np.diff(offsets)
-        if sizes.max() > _bk.MAX_UNIT_FEATURES:
-            i = int(np.argmax(sizes))
-            raise ValueError(f"texts[{start + i}] has {sizes[i]:,} bytes; documents must be "
-                             "under 2 GiB")
 
 
 def fingerprint(
@@ -238,3 +234,67 @@ def _as_feature_batch(features) -> FeatureBatch:
     if items and all(isinstance(x, tuple) and len(x) == 2 for x in items):
         return FeatureBatch.from_lists([x[0] for x in items], [x[1] for x in items])
     return FeatureBatch.from_lists(items)
+
+
+def features_and_fingerprints(
+    texts,
+    bits: int = 128,
+    *,
+    tokenizer=None,
+    ngram: int | None = None,
+    normalize=None,
+    seed: int | None = None,
+    spec: FingerprintSpec | None = None,
+    params=None,
+    missing: str = "raise",
+    n_jobs: int | None = None,
+    progress: bool | None = None,
+) -> tuple[FeatureBatch, np.ndarray]:
+    """Binary-weight features of texts and their fingerprints, tokenising each text once.
+
+    Equals ``(fb, fingerprint_features(fb, bits=bits))`` with
+    ``fb = features(texts, weights="binary", ...)``, bit for bit; the built-in
+    tokenizers ("char", "word") make both in one pass, the others take those two steps.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        As in :func:`fingerprint`.
+    bits : {128, 64}, default 128
+        Width of the fingerprints (not of the spec: the features are the same).
+    tokenizer, ngram, normalize, seed, params, missing, n_jobs, progress
+        As in :func:`simhash_nb.features`; the weights are binary.
+    spec : FingerprintSpec, optional
+        Instead of the options; its weights must be "binary".
+
+    Returns
+    -------
+    (FeatureBatch, numpy.ndarray)
+        The features (distinct hashes in increasing order, weights 1) and
+        ``uint64[n]`` (64 bits) or ``uint64[n, 2]`` (128 bits) fingerprints.
+
+    Raises
+    ------
+    ValueError
+        If ``bits`` or an option is invalid, ``spec`` weights are not binary, or a text
+        is missing and ``missing="raise"``.
+    """
+    bits = check_bits(bits)
+    check_missing(missing, ("raise", "zero"))
+    spec, extras = prepare(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed,
+                           weights=None if spec is not None else "binary", spec=spec,
+                           params=params)
+    if spec.weights != "binary":
+        raise ValueError(f"features_and_fingerprints makes binary features; the spec has "
+                         f"weights={spec.weights!r}")
+    if spec.tokenizer in _MODES:
+        fb, fps, valid = binary_features(texts, spec, bits, n_jobs)
+        fps = fps[:, 0] if bits == 64 else fps
+    else:
+        fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)
+        fps = None
+    if missing == "raise":
+        raise_missing(valid, "missing='zero' to give them no features")
+    if fps is None:
+        fps = fingerprint_features(fb, bits=bits, n_jobs=n_jobs)
+    return fb, fps

@@ -23,8 +23,7 @@ from .._kernels import unionfind as _uf
 from ..config import config
 from .candidates import candidate_design
 from .clusters import check_keep, dedupe, keep_from_labels
-from .features import features
-from .fingerprint import fingerprint_features
+from .fingerprint import features_and_fingerprints
 from .parallel import threads
 from .search.api import self_join
 from .search.design import check_recall
@@ -335,8 +334,7 @@ def _candidates(texts, threshold, recall, bits, feature_options, max_pairs, rand
                 n_jobs):
     """Shingles and candidate pairs ``(fb, i, j, distance, k)`` of the verified path
     (pairs with an empty document dropped)."""
-    fb = features(texts, weights="binary", n_jobs=n_jobs, **feature_options)
-    fps = fingerprint_features(fb, bits=bits, n_jobs=n_jobs)
+    fb, fps = features_and_fingerprints(texts, bits, n_jobs=n_jobs, **feature_options)
     empty = fb.n_features == 0
     k = candidate_design(max(len(fb), 2), threshold, bits, recall).k
     opts = SearchOptions.make(bits, k, random_state=random_state, max_pairs=max_pairs,

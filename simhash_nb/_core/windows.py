@@ -15,8 +15,7 @@ import numpy as np
 
 from .._kernels import bitsums as _bk
 from .._kernels import windows as _wk
-from .features import check_missing, raise_missing
-from .fingerprint import _check_document_sizes
+from .features import check_document_sizes, check_missing, raise_missing
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .search import near_duplicates
 from .similarity import resolve_k
@@ -145,7 +144,7 @@ def window_fingerprints(
         buf = text_buffers(texts, spec.normalize, n_threads)
         if missing == "raise":
             raise_missing(buf.valid, "missing='skip' to give them no windows")
-        _check_document_sizes(buf.offsets)
+        check_document_sizes(buf.offsets)
         chunks = balanced_chunks(buf.offsets)
         tokens = _wk.unit_counts(buf.data, buf.offsets, chunks, mode, classes)
         counts = _window_counts(tokens, window, stride)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .shingles import doc_hashes, sort_unique
+from .shingles import MODE_CHAR, _decode, _next_cp_start, doc_hashes, sort_unique
 from .signsums import bit_majority, signed_bit_sums
 
 MAX_UNIT_FEATURES = 2**31 - 1  # bit_majority counts in int32 lanes
@@ -58,16 +58,25 @@ def _set_size(max_features):
     return size
 
 
+@njit(inline="always", cache=True)
+def _doc_set_bits(m):
+    """log2 of the hash-set table size for ``m`` values: a power of two >= 2m (>= 16)."""
+    bits = 4
+    while (1 << bits) < 2 * m:
+        bits += 1
+    return bits
+
+
 @njit(cache=True, nogil=True)
 def distinct(hashes, m, table, stamps, stamp):
     """Move the distinct values of ``hashes[:m]`` to the front; returns their count.
 
-    Open addressing in ``table`` (a power-of-two size >= 2m); ``stamps[s] == stamp``
-    marks slot ``s`` as used by this document, so the table is never cleared. Falls
-    back to sorting when the table is too small.
+    Open addressing in the first ``2**b >= 2m`` slots of ``table`` (small documents stay
+    in cache); ``stamps[s] == stamp`` marks slot ``s`` as used by this document, so the
+    table is never cleared. Falls back to sorting when the table is too small.
     """
-    size = table.shape[0]
-    if 2 * m > size:
+    size = 1 << _doc_set_bits(m)
+    if size > table.shape[0]:
         return sort_unique(hashes, m)
     mask = np.uint64(size - 1)
     k = 0
@@ -87,6 +96,51 @@ def distinct(hashes, m, table, stamps, stamp):
     return k
 
 
+_MAX_PROBE = 128  # sorted_distinct sorts instead past this: bounds its insertion sort
+
+
+@njit(cache=True, nogil=True)
+def sorted_distinct(hashes, m, table, stamps, stamp):
+    """Sort the distinct values of ``hashes[:m]`` to the front; returns their count.
+
+    Distinct as :func:`distinct`, but a value's home slot is its top bits, so the table
+    read in slot order is almost sorted: linear probing (into the slack past the end,
+    no wrap-around) moves a value at most ``_MAX_PROBE`` slots from its home, and an
+    insertion sort over the slots read in order finishes the job in linear time.
+    Falls back to :func:`sort_unique` when the table is too small or a probe too long.
+    """
+    if m <= 1:
+        return m
+    bits = _doc_set_bits(m)
+    if (1 << bits) + m > table.shape[0]:
+        return sort_unique(hashes, m)
+    shift = np.uint64(64 - bits)
+    top = 0
+    for t in range(m):  # reads hashes[:m] only: the fallback below still has them all
+        h = hashes[t]
+        home = np.int64(h >> shift)
+        slot = home
+        while stamps[slot] == stamp and table[slot] != h:
+            slot += 1
+        if slot - home > _MAX_PROBE:
+            return sort_unique(hashes, m)
+        if stamps[slot] != stamp:
+            stamps[slot] = stamp
+            table[slot] = h
+            top = max(top, slot)
+    k = 0
+    for s in range(top + 1):
+        if stamps[s] == stamp:
+            h = table[s]
+            j = k
+            while j > 0 and hashes[j - 1] > h:
+                hashes[j] = hashes[j - 1]
+                j -= 1
+            hashes[j] = h
+            k += 1
+    return k
+
+
 @njit(cache=True)
 def _max_len(offsets, lo, hi):
     m = 0
@@ -100,7 +154,7 @@ def _scratch(offsets, lo, hi, n, with_set):
     """Per-chunk buffers for documents ``lo..hi-1``: hashes, word bounds, n-gram bytes and
     (``with_set``) the hash-set table of :func:`distinct`."""
     size = _max_len(offsets, lo, hi) + 1
-    set_size = _set_size(size) if with_set else 1
+    set_size = _set_size(size) * 3 // 2 if with_set else 1  # slack for sorted_distinct
     return (np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.int64),
             np.empty(size, dtype=np.int64), np.empty(size + n, dtype=np.uint8),
             np.empty(set_size, dtype=np.uint64), np.zeros(set_size, dtype=np.int64))
@@ -206,3 +260,93 @@ def features_texts(data, offsets, chunks, mode, n, seed, classes, binary, indptr
                     out_h[base + k] = hashes[t]
                     out_w[base + k] = 1.0
     return out_h, out_w
+
+
+@njit(cache=True, nogil=True)
+def occurrences(mode, data, start, end, n, classes):
+    """Number of feature occurrences :func:`doc_hashes` finds in ``data[start:end]``.
+
+    Counts the units (code points, or words as :func:`word_bounds` splits them) without
+    hashing: ``0`` units give no feature, fewer than ``n`` one, else ``units - n + 1``.
+    """
+    units = 0
+    if mode == MODE_CHAR:
+        for p in range(start, end):
+            units += (data[p] & 0xC0) != 0x80
+    else:
+        in_word = False
+        p = start
+        while p < end:
+            b0 = data[p]
+            if b0 < 0x80:
+                q = p + 1
+                cls = classes[b0]
+            else:
+                q = _next_cp_start(data, p, end)
+                cls = classes[_decode(data, p)]
+            if cls == 1:
+                units += not in_word
+                in_word = True
+            else:
+                in_word = False
+                units += cls == 2
+            p = q
+    if units == 0:
+        return 0
+    return 1 if units < n else units - n + 1
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def binary_features_fingerprints(data, offsets, chunks, mode, n, seed, classes, words):
+    """Binary-weight CSR features and unit-weight fingerprints in one tokenising pass.
+
+    Returns ``(hashes uint64[nnz], indptr int64[ndocs + 1], fingerprints uint64[ndocs,
+    words])``: each document's distinct feature hashes in increasing order (as
+    :func:`features_texts` with ``binary``) and its fingerprint of them (as
+    :func:`fingerprint_csr` with weights 1). A counting pass (no hashing) sizes each
+    chunk's region of one buffer by its occurrences; chunks write their documents'
+    distinct hashes there, and the regions are then moved together, left, in order.
+    ``hashes`` is a view of that buffer (its unused tail is the within-document repeats).
+    """
+    ndocs = offsets.shape[0] - 1
+    nchunks = chunks.shape[0] - 1
+    seed = np.uint64(seed)
+    region = np.zeros(nchunks + 1, dtype=np.int64)
+    for c in prange(nchunks):
+        total = 0
+        for i in range(chunks[c], chunks[c + 1]):
+            total += occurrences(mode, data, offsets[i], offsets[i + 1], n, classes)
+        region[c + 1] = total
+    for c in range(nchunks):
+        region[c + 1] += region[c]
+    buf = np.empty(region[nchunks], dtype=np.uint64)
+    out = np.zeros((ndocs, words), dtype=np.uint64)
+    nfeat = np.zeros(ndocs, dtype=np.int64)
+    overflow = np.zeros(max(nchunks, 1), dtype=np.bool_)
+    for c in prange(nchunks):
+        lo = chunks[c]
+        hi = chunks[c + 1]
+        hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, True)
+        pos = region[c]
+        for i in range(lo, hi):
+            m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
+                           wstart, wend, gram, hashes)
+            k = sorted_distinct(hashes, m, table, stamps, i + 1)
+            if pos + k > region[c + 1]:  # occurrences() undercounted: never write past
+                overflow[c] = True
+                break
+            nfeat[i] = k
+            unit_fingerprint(hashes, 0, k, words, out[i])
+            buf[pos:pos + k] = hashes[:k]
+            pos += k
+    if overflow.any():
+        raise AssertionError("binary_features_fingerprints: occurrences() undercounted")
+    indptr = np.zeros(ndocs + 1, dtype=np.int64)
+    for i in range(ndocs):
+        indptr[i + 1] = indptr[i] + nfeat[i]
+    for c in range(nchunks):  # destinations never pass their sources: copy forwards
+        src = region[c]
+        dst = indptr[chunks[c]]
+        for t in range(indptr[chunks[c + 1]] - dst):
+            buf[dst + t] = buf[src + t]
+    return buf[:indptr[ndocs]], indptr, out

@@ -110,6 +110,15 @@ def word_bounds(data, start, end, classes, wstart, wend):
     return nw
 
 
+@njit(inline="always", cache=True)
+def _spaced(data, wstart, wend, first, last):
+    """True if words ``first..last-1`` stand in the text with one space between each."""
+    w = first
+    while w < last - 1 and wstart[w + 1] == wend[w] + 1 and data[wend[w]] == 32:
+        w += 1
+    return w == last - 1
+
+
 @njit(cache=True, nogil=True)
 def _joined_hash(data, wstart, wend, first, last, seed, gram):
     """xxh64 of words ``first..last-1`` joined by single spaces (built in ``gram``)."""
@@ -126,7 +135,11 @@ def _joined_hash(data, wstart, wend, first, last, seed, gram):
 
 @njit(cache=True, nogil=True)
 def word_hashes(data, start, end, n, seed, classes, wstart, wend, gram, out):
-    """Hashes of the word n-grams of ``data[start:end]`` into ``out``; returns the count."""
+    """Hashes of the word n-grams of ``data[start:end]`` into ``out``; returns the count.
+
+    An n-gram whose words already stand one space apart in the text (as in normalised
+    text) is hashed where it is; others are joined in ``gram`` first: the same bytes.
+    """
     nw = word_bounds(data, start, end, classes, wstart, wend)
     if nw == 0:
         return 0
@@ -138,7 +151,10 @@ def word_hashes(data, start, end, n, seed, classes, wstart, wend, gram, out):
         out[0] = _joined_hash(data, wstart, wend, 0, nw, seed, gram)
         return 1
     for w in range(nw - n + 1):
-        out[w] = _joined_hash(data, wstart, wend, w, w + n, seed, gram)
+        if _spaced(data, wstart, wend, w, w + n):
+            out[w] = xxh64(data, wstart[w], wend[w + n - 1], seed)
+        else:
+            out[w] = _joined_hash(data, wstart, wend, w, w + n, seed, gram)
     return nw - n + 1
 
 

@@ -63,9 +63,13 @@ def _merge(acc, val):
     return acc * _P1 + _P4
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always", cache=True, nogil=True)
 def xxh64(buf, start, end, seed):
-    """xxh64 of ``buf[start:end]`` (uint8) with a uint64 ``seed``."""
+    """xxh64 of ``buf[start:end]`` (uint8) with a uint64 ``seed``.
+
+    Inlined where it is called (Numba IR): a call per feature of a compiled function
+    costs as much again as the hash of a short feature.
+    """
     seed = np.uint64(seed)
     p = start
     length = end - start
