@@ -22,7 +22,8 @@ def sort_bits_for(n_rows: int, key_bits: int = 64) -> int:
     partition on at most 11 bits, then an in-cache sort of each group on at most 11
     more)."""
     rows_bits = (max(n_rows, 2) - 1).bit_length() + 2
-    return int(min(22, key_bits + 3, max(2, rows_bits)))
+    cap = 19 if n_rows < 1 << 22 else 22  # 19: an 8-bit partition (see top_bits_for)
+    return int(min(cap, key_bits + 3, max(2, rows_bits)))
 
 
 def top_bits_for(sort_bits: int) -> int:
