@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean docs
+.PHONY: demo test lint bench clean docs coverage
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,15 @@ lint: $(STAMP)
 # docs first: tests/test_docs.py checks the links of the site it builds
 test: $(STAMP) lint docs
 	$(BIN)/python -m pytest -q
+
+# Line coverage with the kernels run as plain Python (NUMBA_DISABLE_JIT=1, as STUMPY does),
+# so their lines count too; the LLVM intrinsics have numpy twins there (tests/test_jitless.py
+# holds them to the compiled results). Not part of `make test`: without the JIT the suite is
+# slow (well over an hour on two cores), so it leaves out the slow tests (notebooks, clusters)
+# and hypothesis draws 20 examples a test.
+coverage: $(STAMP)
+	NUMBA_DISABLE_JIT=1 HYPOTHESIS_MAX_EXAMPLES=20 $(BIN)/python -m pytest -q -p no:cacheprovider \
+		-m "not slow" --cov=simhash_nb --cov-report=term
 
 # HTML into docs/_build/html (pages, API reference, executed notebooks, plot gallery);
 # any Sphinx warning fails the build

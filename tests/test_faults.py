@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import numba
 import numpy as np
 import pytest
 
@@ -131,6 +132,8 @@ def test_loading_other_files_never_suggests_unpickling(tmp_path):
         assert "allow_pickle" not in str(info.value) and "pickle.load" not in str(info.value)
 
 
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="reads a dispatcher's on-disk cache: no "
+                    "dispatchers under NUMBA_DISABLE_JIT")
 def test_cold_numba_cache_is_noted_once_on_a_terminal(tmp_path, monkeypatch, capsys):
     from simhash_nb import _kernels
     from simhash_nb._kernels import bitsums

@@ -2,6 +2,7 @@ import os
 import subprocess
 import sys
 
+import numba
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -121,6 +122,8 @@ def test_kernel_refuses_bad_weights_naming_the_first(bad, dtype, n_jobs):
     assert sh.fingerprint_features(fb, n_jobs=n_jobs).shape == (3000,)
 
 
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="checks Numba typing errors: no "
+                    "typing under NUMBA_DISABLE_JIT (tests/test_jitless.py checks the twins)")
 def test_signed_bit_sums_type_checks():
     from numba import njit
     from numba.core.errors import TypingError
@@ -140,6 +143,8 @@ def test_signed_bit_sums_type_checks():
         call(h, np.ones(4)[::2])
 
 
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="checks Numba typing errors: no "
+                    "typing under NUMBA_DISABLE_JIT (tests/test_jitless.py checks the twins)")
 def test_bit_majority_type_checks_and_ties():
     from numba import njit
     from numba.core.errors import TypingError

@@ -1,3 +1,4 @@
+import numba
 import numpy as np
 import pytest
 from hypothesis import given
@@ -132,6 +133,8 @@ def test_refuses_bad_k_and_mixed_widths():
         sh.hamming(np.array([1], dtype=np.int64), np.array([1], dtype=np.uint64))
 
 
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="inspects assembly: no compiled code "
+                    "under NUMBA_DISABLE_JIT")
 def test_popcount_compiles_to_the_hardware_instruction():
     # cached code cannot be inspected: compile the kernel's source afresh
     from numba import njit

@@ -8,10 +8,15 @@ runs of a few dozen rows, where a plain loop leaves most rows to LLVM's scalar
 epilogue: here each step is one ``<8 x i64>`` load, ``xor``, ``ctpop`` and compare
 (on AVX-512 ``vpopcntq`` and ``vpcmpuq`` into a mask register; elsewhere LLVM splits
 the vectors into the widths the machine has).
+
+Under ``NUMBA_DISABLE_JIT=1`` (the coverage run) an intrinsic cannot be called, so
+both are replaced by numpy twins with the same results.
 """
 
 from __future__ import annotations
 
+import numba
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import errors
@@ -86,3 +91,26 @@ def near_lanes2(typingctx, v0, v1, y, f0, f1, k):
         return builder.bitcast(near, _I8)
 
     return sig, codegen
+
+
+def _lane_mask(near):
+    """``uint8`` whose bit ``j`` is ``near[j]`` (the bitcast of an ``<8 x i1>``)."""
+    return np.uint8(np.packbits(near, bitorder="little")[0])
+
+
+def _near_lanes_py(v, y, f, k):
+    """The twin of :func:`near_lanes` in numpy, for ``NUMBA_DISABLE_JIT=1``."""
+    d = np.bitwise_count(v[y:y + 8] ^ np.uint64(f))
+    return _lane_mask(d <= np.uint64(k))
+
+
+def _near_lanes2_py(v0, v1, y, f0, f1, k):
+    """The twin of :func:`near_lanes2` in numpy, for ``NUMBA_DISABLE_JIT=1``."""
+    d = (np.bitwise_count(v0[y:y + 8] ^ np.uint64(f0)).astype(np.uint64)
+         + np.bitwise_count(v1[y:y + 8] ^ np.uint64(f1)))
+    return _lane_mask(d <= np.uint64(k))
+
+
+if numba.config.DISABLE_JIT:
+    near_lanes = _near_lanes_py
+    near_lanes2 = _near_lanes2_py

@@ -23,10 +23,16 @@ bitcast byte: the same code on AVX-512, twice as fast on AVX2, which has no mask
 registers.)
 The float additions are the same IEEE operations in the same order as a scalar loop, so
 results are identical bit for bit.
+
+Under ``NUMBA_DISABLE_JIT=1`` (the coverage run) an intrinsic cannot be called, so
+both are replaced by numpy twins with the same results (the same float additions in the
+same order).
 """
 
 from __future__ import annotations
 
+import numba
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import errors
@@ -196,3 +202,44 @@ def bit_majority(typingctx, hashes, lo, hi, mixed):
         return fp
 
     return sig, codegen
+
+
+_BITS = np.arange(64, dtype=np.uint64)
+
+
+def _hash_bits(hashes, lo, hi, mixed):
+    """``(hi - lo, 64)`` bools: bit ``b`` of each hash (``splitmix64``-ed if ``mixed``)."""
+    h = np.array(hashes[lo:hi], dtype=np.uint64)
+    if mixed:
+        z = h + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        h = z ^ (z >> np.uint64(31))
+    return ((h[:, None] >> _BITS) & np.uint64(1)).astype(bool)
+
+
+def _pack_bits(bits):
+    """``uint64`` whose bit ``b`` is ``bits[b]``."""
+    return np.bitwise_or.reduce(bits.astype(np.uint64) << _BITS)
+
+
+def _signed_bit_sums_py(hashes, weights, lo, hi, mixed):
+    """The twin of :func:`signed_bit_sums` in numpy, for ``NUMBA_DISABLE_JIT=1``."""
+    w = np.asarray(weights[lo:hi], dtype=np.float64)
+    signed = np.where(_hash_bits(hashes, lo, hi, mixed), w[:, None], -w[:, None])
+    sums = np.zeros(64)
+    for row in signed:  # feature order, as the compiled loop adds them
+        sums += row
+    valid = bool(np.all((w >= 0.0) & (w != np.inf)))
+    return _pack_bits(sums > 0.0), valid
+
+
+def _bit_majority_py(hashes, lo, hi, mixed):
+    """The twin of :func:`bit_majority` in numpy, for ``NUMBA_DISABLE_JIT=1``."""
+    counts = _hash_bits(hashes, lo, hi, mixed).sum(axis=0, dtype=np.int64)
+    return _pack_bits(counts > (hi - lo) - counts)
+
+
+if numba.config.DISABLE_JIT:
+    signed_bit_sums = _signed_bit_sums_py
+    bit_majority = _bit_majority_py
