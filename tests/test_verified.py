@@ -154,3 +154,9 @@ def test_cluster_texts_skip_pairs_already_joined(fortunes, monkeypatch):
         sh.reset_config()
     assert (labels[:40] == 0).all()
     assert sum(seen) < 780 / 4  # most of the copies' pairs were never verified
+
+
+def test_too_many_candidates_names_the_verified_remedies(fortunes):
+    texts = [fortunes[0] + f" {i}" for i in range(300)]  # 44,850 near-identical pairs
+    with pytest.raises(sh.TooManyPairsError, match="candidate pairs than max_pairs=1,000"):
+        sh.near_duplicate_texts(texts, 0.7, max_pairs=1_000)

@@ -27,6 +27,7 @@ from .fingerprint import features_and_fingerprints
 from .parallel import threads
 from .search.api import self_join
 from .search.design import check_recall
+from .search.engine import TooManyPairsError
 from .search.options import SearchOptions
 from .similarity import check_similarity
 from .validation import as_words
@@ -342,6 +343,14 @@ def _candidates(texts, threshold, recall, bits, feature_options, max_pairs, rand
     opts = dataclasses.replace(
         opts, designer=lambda rows: candidate_design(max(rows, 2), threshold, bits, recall))
     with threads(n_jobs):
-        cand = self_join(as_words(fps), opts)
+        try:
+            cand = self_join(as_words(fps), opts)
+        except TooManyPairsError as e:
+            raise TooManyPairsError(
+                f"{len(fb):,} texts give more candidate pairs than max_pairs="
+                f"{opts.max_pairs:,} at threshold {threshold} ({e}); raise max_pairs (a "
+                "candidate costs about 17 bytes and one exact Jaccard), raise the threshold, "
+                "or use word n-grams, whose fingerprints separate related documents better"
+            ) from None
     keep = ~(empty[cand.i] | empty[cand.j])
     return fb, cand.i[keep], cand.j[keep], cand.distance[keep], k
