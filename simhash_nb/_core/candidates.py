@@ -68,7 +68,7 @@ def candidate_design(n_rows: int, threshold: float, bits: int, recall: float) ->
     >>> from simhash_nb._core.candidates import candidate_design
     >>> d = candidate_design(1_000_000, 0.7, 128, 0.99)
     >>> d.method, d.k, d.key_bits, d.tables
-    ('sampling', 39, 14, 216)
+    ('sampling', 39, 12, 113)
     """
     k = candidate_threshold(threshold, bits, 1.0 - (1.0 - recall) / 10.0)
     pmf = distance_pmf(threshold, bits)

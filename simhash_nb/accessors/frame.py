@@ -30,7 +30,7 @@ class SimhashDataFrameAccessor:
     fingerprint column, else ``"text"``. A ``"simhash"`` column of hexadecimal strings
     (16 digits each, or 32), as ``simhash-nb fingerprint`` writes to CSV, is such a
     column: ``pd.read_csv("fps.csv").simhash.near_duplicates(k=3)`` gives the command
-    line's pairs (see :class:`SimhashSeriesAccessor` for the rule).
+    line's pairs (see :class:`pandas.Series.simhash` for the rule).
 
     Examples
     --------
