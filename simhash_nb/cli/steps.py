@@ -148,14 +148,24 @@ def sigterm_as_interrupt():
         yield
         return
     previous = signal.getsignal(signal.SIGTERM)
-    if previous is None:
-        yield
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous is None or previous_int is None:
+        yield None
         return
+    seen = []
+
+    def on_sigint(signum, frame):
+        seen.append(signum)  # remembered: CPython ignores a KeyboardInterrupt raised in
+        raise KeyboardInterrupt  # some callbacks (an import's module lock, a weakref)
+
     signal.signal(signal.SIGTERM, lambda signum, frame: signal.raise_signal(signal.SIGINT))
+    if previous_int is signal.default_int_handler:
+        signal.signal(signal.SIGINT, on_sigint)
     try:
-        yield
+        yield seen
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
 
 
 def command(func: Callable) -> Callable:
@@ -163,8 +173,14 @@ def command(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def run(args):
-        with sigterm_as_interrupt():
-            return func(args)
+        with sigterm_as_interrupt() as seen:
+            result = func(args)
+        if seen:  # an interrupt that something swallowed: the run still counts as stopped
+            out = getattr(args, "output", None)
+            if out and os.path.isfile(out):
+                os.remove(out)
+            raise KeyboardInterrupt
+        return result
 
     return run
 
