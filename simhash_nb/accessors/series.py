@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._core.clusters import keep_from_labels
+from .._core.clusters import check_keep, keep_from_labels
 from .._core.spec import FingerprintSpec, check_compatible
 from .._frames import (
     as_fingerprints,
@@ -458,8 +458,7 @@ class SimhashSeriesAccessor:
     def _keep_rows(self, k, keep, threshold, options) -> np.ndarray:
         if threshold is not None:
             self._need_text("dedupe(threshold=...)")
-            if not (keep is False or keep in ("first", "last")):
-                raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
+            check_keep(keep)
             sub, pos = verified_labels(self._obj, threshold, options)
             mask = np.ones(len(self._obj), dtype=bool)
             mask[pos] = keep_from_labels(sub, keep)

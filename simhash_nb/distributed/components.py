@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _frames
+from .._core.clusters import check_keep
 from .._core.similarity import resolve_k
 from .._core.spec import check_compatible
 from .input import Input, prepare, row_base, scan_input
@@ -327,8 +328,7 @@ def dedupe(
     >>> sh.distributed.dedupe(df, k=0, keep="last", tokenizer="word").compute()["n"].tolist()
     [2, 3]
     """
-    if not (keep is False or (isinstance(keep, str) and keep in ("first", "last"))):
-        raise ValueError(f"keep must be 'first', 'last' or False, got {keep!r}")
+    check_keep(keep)
     search = {"similarity": similarity, "recall": recall, "random_state": random_state}
     inp = prepare(data, column, options, n_jobs, aligned=True)
     inp, scan, stars = _components_stars(inp, k, blocks, npartitions, shuffle_method,
