@@ -13,8 +13,7 @@ from .idf import IdfTable, apply_idf
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .spec import FingerprintSpec
 from .text import text_buffers
-from .tokenizers import _MODES, prepare
-from .unicode import word_classes
+from .tokenizers import _MODES, kernel_classes, prepare
 
 __all__ = ["FeatureBatch", "features", "fit_idf"]
 
@@ -25,13 +24,15 @@ def text_features(texts, spec: FingerprintSpec, n_jobs: int | None = None,
 
     With ``return_valid`` also the validity mask (False for missing texts).
     """
+    if spec.weights == "binary":  # one hashing pass (the fused kernel, no fingerprints)
+        fb, _, valid = binary_features(texts, spec, 0, n_jobs)
+        return (fb, valid) if return_valid else fb
     with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
-        mode = _MODES[spec.tokenizer]
-        binary = spec.weights == "binary"
+        binary = False
         chunks = balanced_chunks(buf.offsets)
-        args = (buf.data, buf.offsets, chunks, mode, spec.ngram, np.uint64(spec.seed),
-                word_classes(), binary)
+        args = (buf.data, buf.offsets, chunks, spec.ngram, np.uint64(spec.seed),
+                kernel_classes(spec), binary)
         counts = _bk.feature_counts_texts(*args)
         counts[~buf.valid] = 0
         indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
@@ -46,14 +47,14 @@ def binary_features(texts, spec: FingerprintSpec, bits: int, n_jobs: int | None 
     Returns ``(FeatureBatch, uint64[n, bits // 64], validity)``: the batch
     :func:`text_features` gives with ``weights="binary"`` and the fingerprints
     :func:`simhash_nb.fingerprint_features` gives of it, bit for bit, from one
-    tokenising pass (built-in tokenizers only).
+    tokenising pass (built-in tokenizers only); ``bits=0`` computes no fingerprints.
     """
     with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
         check_document_sizes(buf.offsets)
         hashes, indptr, fps = _bk.binary_features_fingerprints(
-            buf.data, buf.offsets, balanced_chunks(buf.offsets), _MODES[spec.tokenizer],
-            spec.ngram, np.uint64(spec.seed), word_classes(), bits // 64)
+            buf.data, buf.offsets, balanced_chunks(buf.offsets), spec.ngram,
+            np.uint64(spec.seed), kernel_classes(spec), bits // 64)
     return FeatureBatch(indptr, hashes, np.ones(hashes.shape[0])), fps, buf.valid
 
 

@@ -31,8 +31,7 @@ from .features import (
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .spec import FingerprintSpec
 from .text import text_buffers, text_slices
-from .tokenizers import _MODES, is_fast, prepare
-from .unicode import word_classes
+from .tokenizers import _MODES, is_fast, kernel_classes, prepare
 from .validation import check_bits
 
 __all__ = ["features_and_fingerprints", "fingerprint", "fingerprint_features"]
@@ -66,8 +65,8 @@ def _fused_fingerprints(texts, start: int, spec: FingerprintSpec, n_threads: int
     check_document_sizes(buf.offsets, start)
     chunks = balanced_chunks(buf.offsets)
     out, nfeat = _bk.fingerprint_texts(
-        buf.data, buf.offsets, chunks, _MODES[spec.tokenizer], spec.ngram,
-        np.uint64(spec.seed), word_classes(), spec.weights == "binary", spec.words,
+        buf.data, buf.offsets, chunks, spec.ngram, np.uint64(spec.seed),
+        kernel_classes(spec), spec.weights == "binary", spec.words,
     )
     if not buf.valid.all():
         out[~buf.valid] = 0

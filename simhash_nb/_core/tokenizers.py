@@ -10,8 +10,10 @@ from .._kernels.shingles import MODE_CHAR, MODE_WORD
 from .idf import IdfTable
 from .jieba import resolve
 from .spec import FingerprintSpec, build_spec, check_compatible
+from .unicode import word_classes
 
-__all__ = ["FINGERPRINT_OPTIONS", "RUN_OPTIONS", "SPEC_OPTIONS", "is_fast", "prepare",
+__all__ = ["FINGERPRINT_OPTIONS", "RUN_OPTIONS", "SPEC_OPTIONS", "is_fast", "kernel_classes",
+           "prepare",
            "split_options"]
 
 SPEC_OPTIONS = ("bits", "tokenizer", "ngram", "weights", "normalize", "seed", "spec", "params")
@@ -23,6 +25,12 @@ FINGERPRINT_OPTIONS = SPEC_OPTIONS + RUN_OPTIONS
 :func:`split_options` and makes the spec with :func:`prepare`."""
 
 _MODES = {"char": MODE_CHAR, "word": MODE_WORD}
+
+
+def kernel_classes(spec: FingerprintSpec):
+    """The tokenizer argument of the document kernels (:func:`~simhash_nb._kernels.shingles.
+    doc_hashes`): the word-class table for ``"word"``, None for ``"char"``."""
+    return word_classes() if spec.tokenizer == "word" else None
 
 
 def is_fast(spec: FingerprintSpec) -> bool:

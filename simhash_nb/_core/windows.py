@@ -21,7 +21,7 @@ from .search import near_duplicates
 from .similarity import resolve_k
 from .spec import FingerprintSpec
 from .text import text_buffers
-from .tokenizers import _MODES, is_fast, prepare
+from .tokenizers import _MODES, is_fast, kernel_classes, prepare
 from .unicode import word_classes
 from .validation import as_fingerprints, bits_of, same_width
 
@@ -153,8 +153,8 @@ def window_fingerprints(
                                          window, stride, win_indptr)
         data, offsets = _wk.gather_spans(buf.data, lo, hi)
         wchunks = balanced_chunks(offsets)
-        out, _ = _bk.fingerprint_texts(data, offsets, wchunks, mode, spec.ngram,
-                                       np.uint64(spec.seed), classes,
+        out, _ = _bk.fingerprint_texts(data, offsets, wchunks, spec.ngram,
+                                       np.uint64(spec.seed), kernel_classes(spec),
                                        spec.weights == "binary", spec.words)
     doc = np.repeat(np.arange(len(buf), dtype=np.int64), counts)
     widx = np.arange(doc.shape[0], dtype=np.int64) - np.repeat(win_indptr[:-1], counts)

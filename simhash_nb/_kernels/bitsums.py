@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .shingles import MODE_CHAR, _decode, _next_cp_start, doc_hashes, sort_unique
+from .shingles import _decode, _next_cp_start, doc_hashes, sort_u64, sort_unique
 from .signsums import bit_majority, signed_bit_sums
 
 MAX_UNIT_FEATURES = 2**31 - 1  # bit_majority counts in int32 lanes
@@ -161,7 +161,7 @@ def _scratch(offsets, lo, hi, n, with_set):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def fingerprint_texts(data, offsets, chunks, mode, n, seed, classes, binary, words):
+def fingerprint_texts(data, offsets, chunks, n, seed, classes, binary, words):
     """Fused tokenise + hash + bit sums over documents, in parallel over ``chunks``.
 
     Returns ``(fingerprints uint64[ndocs, words], n_features int64[ndocs])``.
@@ -175,7 +175,7 @@ def fingerprint_texts(data, offsets, chunks, mode, n, seed, classes, binary, wor
         hi = chunks[c + 1]
         hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, binary)
         for i in range(lo, hi):
-            m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
+            m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,
                            wstart, wend, gram, hashes)
             if binary:
                 m = distinct(hashes, m, table, stamps, i + 1)
@@ -217,7 +217,7 @@ def fingerprint_csr(indptr, hashes, weights, chunks, words):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def feature_counts_texts(data, offsets, chunks, mode, n, seed, classes, binary):
+def feature_counts_texts(data, offsets, chunks, n, seed, classes, binary):
     """Number of distinct features per document (first pass of :func:`features_texts`)."""
     ndocs = offsets.shape[0] - 1
     nfeat = np.zeros(ndocs, dtype=np.int64)
@@ -227,14 +227,14 @@ def feature_counts_texts(data, offsets, chunks, mode, n, seed, classes, binary):
         hi = chunks[c + 1]
         hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, True)
         for i in range(lo, hi):
-            m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
+            m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,
                            wstart, wend, gram, hashes)
             nfeat[i] = distinct(hashes, m, table, stamps, i + 1)
     return nfeat
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def features_texts(data, offsets, chunks, mode, n, seed, classes, binary, indptr):
+def features_texts(data, offsets, chunks, n, seed, classes, binary, indptr):
     """Distinct feature hashes per document (sorted) with tf (or 1) weights, as CSR."""
     seed = np.uint64(seed)
     nnz = indptr[-1]
@@ -244,11 +244,11 @@ def features_texts(data, offsets, chunks, mode, n, seed, classes, binary, indptr
         lo = chunks[c]
         hi = chunks[c + 1]
         hashes, wstart, wend, gram, _, _ = _scratch(offsets, lo, hi, n, False)
+        tmp = np.empty_like(hashes)
         for i in range(lo, hi):
-            m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
+            m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,
                            wstart, wend, gram, hashes)
-            if m > 1:
-                hashes[:m].sort()
+            sort_u64(hashes, m, tmp)
             base = indptr[i]
             k = -1
             for t in range(m):
@@ -263,14 +263,14 @@ def features_texts(data, offsets, chunks, mode, n, seed, classes, binary, indptr
 
 
 @njit(cache=True, nogil=True)
-def occurrences(mode, data, start, end, n, classes):
+def occurrences(data, start, end, n, classes):
     """Number of feature occurrences :func:`doc_hashes` finds in ``data[start:end]``.
 
     Counts the units (code points, or words as :func:`word_bounds` splits them) without
     hashing: ``0`` units give no feature, fewer than ``n`` one, else ``units - n + 1``.
     """
     units = 0
-    if mode == MODE_CHAR:
+    if classes is None:  # character n-grams (see doc_hashes)
         for p in range(start, end):
             units += (data[p] & 0xC0) != 0x80
     else:
@@ -297,7 +297,7 @@ def occurrences(mode, data, start, end, n, classes):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def binary_features_fingerprints(data, offsets, chunks, mode, n, seed, classes, words):
+def binary_features_fingerprints(data, offsets, chunks, n, seed, classes, words):
     """Binary-weight CSR features and unit-weight fingerprints in one tokenising pass.
 
     Returns ``(hashes uint64[nnz], indptr int64[ndocs + 1], fingerprints uint64[ndocs,
@@ -315,7 +315,7 @@ def binary_features_fingerprints(data, offsets, chunks, mode, n, seed, classes, 
     for c in prange(nchunks):
         total = 0
         for i in range(chunks[c], chunks[c + 1]):
-            total += occurrences(mode, data, offsets[i], offsets[i + 1], n, classes)
+            total += occurrences(data, offsets[i], offsets[i + 1], n, classes)
         region[c + 1] = total
     for c in range(nchunks):
         region[c + 1] += region[c]
@@ -329,7 +329,7 @@ def binary_features_fingerprints(data, offsets, chunks, mode, n, seed, classes, 
         hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, True)
         pos = region[c]
         for i in range(lo, hi):
-            m = doc_hashes(mode, data, offsets[i], offsets[i + 1], n, seed, classes,
+            m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,
                            wstart, wend, gram, hashes)
             k = sorted_distinct(hashes, m, table, stamps, i + 1)
             if pos + k > region[c + 1]:  # occurrences() undercounted: never write past

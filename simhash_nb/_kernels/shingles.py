@@ -13,7 +13,8 @@ Features (see ``docs`` in :mod:`simhash_nb.fingerprint`):
   the way scikit-learn names n-grams.
 
 A non-empty document with fewer than ``n`` units gives one feature: all of its units.
-A document with no units gives no features.
+A document with no units gives no features. The document kernels take the tokenizer as
+the word-class table (word n-grams) or None (character n-grams): see :func:`doc_hashes`.
 """
 
 from __future__ import annotations
@@ -159,14 +160,64 @@ def word_hashes(data, start, end, n, seed, classes, wstart, wend, gram, out):
 
 
 @njit(cache=True, nogil=True)
-def doc_hashes(mode, data, start, end, n, seed, classes, wstart, wend, gram, out):
+def doc_hashes(data, start, end, n, seed, classes, wstart, wend, gram, out):
     """Feature hashes of one document (occurrences, in text order); returns the count.
 
+    ``classes`` is the word-class table for word n-grams, or None for character
+    n-grams: the argument's type picks the tokenizer when Numba compiles (the other
+    branch is pruned), so a kernel compiles only the tokenizer it is called with.
     Scratch arrays must hold ``end - start + 1`` entries (``gram``: ``+ n``).
     """
-    if mode == MODE_CHAR:
+    if classes is None:
         return char_hashes(data, start, end, n, seed, out)
     return word_hashes(data, start, end, n, seed, classes, wstart, wend, gram, out)
+
+
+@njit(cache=True, nogil=True)
+def sort_u64(values, m, tmp):
+    """Sort ``values[:m]`` in place, ascending; ``tmp`` holds at least ``m`` values.
+
+    Insertion sort below 32 values, else an LSD radix sort over the bytes that differ
+    (a byte every value shares is skipped). Written out rather than ``ndarray.sort``,
+    whose quicksort takes seconds to compile on a first call.
+    """
+    if m < 32:
+        for t in range(1, m):
+            v = values[t]
+            j = t
+            while j > 0 and values[j - 1] > v:
+                values[j] = values[j - 1]
+                j -= 1
+            values[j] = v
+        return
+    counts = np.empty(256, dtype=np.int64)
+    src = values
+    dst = tmp
+    moved = False  # the sorted values are in tmp
+    for byte in range(8):
+        shift = np.uint64(8 * byte)
+        counts[:] = 0
+        for t in range(m):
+            counts[np.int64((src[t] >> shift) & np.uint64(255))] += 1
+        skip = False
+        for d in range(256):  # (not counts.max(): its overload is slow to compile)
+            skip = skip or counts[d] == m
+        if skip:
+            continue
+        total = 0
+        for d in range(256):
+            c = counts[d]
+            counts[d] = total
+            total += c
+        for t in range(m):
+            d = np.int64((src[t] >> shift) & np.uint64(255))
+            dst[counts[d]] = src[t]
+            counts[d] += 1
+        src, dst = dst, src
+        moved = not moved
+    if moved:
+        for t in range(m):
+            values[t] = tmp[t]
 
 
 @njit(cache=True, nogil=True)
@@ -177,7 +228,7 @@ def sort_unique(values, m):
     """
     if m <= 1:
         return m
-    values[:m].sort()
+    sort_u64(values, m, np.empty(m, dtype=values.dtype))
     k = 1
     for t in range(1, m):
         if values[t] != values[k - 1]:

@@ -17,12 +17,13 @@ _P4 = np.uint64(9650029242287828579)
 _P5 = np.uint64(2870177450012600261)
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True)
 def _rotl(x, r):
-    return (x << np.uint64(r)) | (x >> np.uint64(64 - r))
+    # ``r`` is a uint64 (not an int literal): one compiled function for every amount
+    return (x << r) | (x >> (np.uint64(64) - r))
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True)
 def _read64(buf, p):
     # Unsigned indices: no negative-index wraparound code, so LLVM fuses the 8 byte
     # loads into one 64-bit load.
@@ -39,7 +40,7 @@ def _read64(buf, p):
     )
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True)
 def _read32(buf, p):
     q = np.uint64(p)
     return (
@@ -50,14 +51,14 @@ def _read32(buf, p):
     )
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True)
 def _round(acc, lane):
     acc = acc + lane * _P2
-    acc = _rotl(acc, 31)
+    acc = _rotl(acc, np.uint64(31))
     return acc * _P1
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True)
 def _merge(acc, val):
     acc = acc ^ _round(np.uint64(0), val)
     return acc * _P1 + _P4
@@ -85,7 +86,8 @@ def xxh64(buf, start, end, seed):
             v3 = _round(v3, _read64(buf, p + 16))
             v4 = _round(v4, _read64(buf, p + 24))
             p += 32
-        h = _rotl(v1, 1) + _rotl(v2, 7) + _rotl(v3, 12) + _rotl(v4, 18)
+        h = (_rotl(v1, np.uint64(1)) + _rotl(v2, np.uint64(7))
+             + _rotl(v3, np.uint64(12)) + _rotl(v4, np.uint64(18)))
         h = _merge(h, v1)
         h = _merge(h, v2)
         h = _merge(h, v3)
@@ -95,15 +97,15 @@ def xxh64(buf, start, end, seed):
     h = h + np.uint64(length)
     while p + 8 <= end:
         h = h ^ _round(np.uint64(0), _read64(buf, p))
-        h = _rotl(h, 27) * _P1 + _P4
+        h = _rotl(h, np.uint64(27)) * _P1 + _P4
         p += 8
     if p + 4 <= end:
         h = h ^ (_read32(buf, p) * _P1)
-        h = _rotl(h, 23) * _P2 + _P3
+        h = _rotl(h, np.uint64(23)) * _P2 + _P3
         p += 4
     while p < end:
         h = h ^ (np.uint64(buf[p]) * _P5)
-        h = _rotl(h, 11) * _P1
+        h = _rotl(h, np.uint64(11)) * _P1
         p += 1
     h = h ^ (h >> np.uint64(33))
     h = h * _P2

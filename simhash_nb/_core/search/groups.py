@@ -80,6 +80,8 @@ def _group_identical(fps: np.ndarray, work: Work | None = None) -> Groups:
     n = fps.shape[0]
     if n < 2:
         return Groups(n, n)
+    if n < config["numpy_group_rows"]:
+        return _group_identical_numpy(fps)
     layout = whole_layout(fps.shape[1] * 64)
     work = (work or Work(n)).fit(n)
     plan = layout.plan(n)
@@ -97,6 +99,30 @@ def _group_identical(fps: np.ndarray, work: Work | None = None) -> Groups:
     inverse = uid[rep]
     ptr, rows = _tk.group_members(inverse, n_distinct)
     return Groups(n, n_distinct, first, inverse, ptr, rows, np.diff(ptr))
+
+def _group_identical_numpy(fps: np.ndarray) -> Groups:
+    """:func:`_group_identical` with numpy's stable sort: the same groups, numbered the
+    same way, and no kernel to compile (small inputs, a first call on a cold cache)."""
+    n = fps.shape[0]
+    order = np.lexsort(fps.T[::-1])  # stable: equal rows keep their order
+    ordered = fps[order]
+    starts = np.empty(n, dtype=bool)
+    starts[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=starts[1:])
+    n_distinct = int(starts.sum())
+    if n_distinct == n:
+        return Groups(n, n)
+    rep = np.empty(n, dtype=np.int64)
+    rep[order] = order[np.flatnonzero(starts)][np.cumsum(starts) - 1]
+    is_first = rep == np.arange(n)
+    first = np.flatnonzero(is_first)
+    uid = np.cumsum(is_first, dtype=np.int64) - 1
+    inverse = uid[rep]
+    rows = np.argsort(inverse, kind="stable").astype(np.int64)
+    ptr = np.zeros(n_distinct + 1, dtype=np.int64)
+    np.cumsum(np.bincount(inverse, minlength=n_distinct), out=ptr[1:])
+    return Groups(n, n_distinct, first, inverse, ptr, rows, np.diff(ptr))
+
 
 def weigh(idx, w):
     return np.ones(idx.shape[0], dtype=np.int64) if w.shape[0] == 0 else w[idx]
