@@ -113,3 +113,10 @@ def test_sorted_distinct_falls_back_to_sorting():
     assert _sorted_distinct(big + big[:100]) == sorted(set(big))
     small = list(range(400, 0, -1)) * 2  # one cluster at slot 0: a probe past the limit
     assert _sorted_distinct(small) == sorted(set(small))
+
+
+def test_features_do_not_hold_the_kernels_buffer_of_repeats():
+    texts = ["a a a a a a a a a a " * 300, "b c d e f g"] * 50  # mostly repeated shingles
+    fb = sh.features(texts, weights="binary")
+    held = fb.hashes.base.nbytes if fb.hashes.base is not None else fb.hashes.nbytes
+    assert held <= 1.25 * fb.hashes.nbytes + 8 * 1024
