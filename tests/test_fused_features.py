@@ -118,5 +118,5 @@ def test_sorted_distinct_falls_back_to_sorting():
 def test_features_do_not_hold_the_kernels_buffer_of_repeats():
     texts = ["a a a a a a a a a a " * 300, "b c d e f g"] * 50  # mostly repeated shingles
     fb = sh.features(texts, weights="binary")
-    held = fb.hashes.base.nbytes if fb.hashes.base is not None else fb.hashes.nbytes
-    assert held <= 1.25 * fb.hashes.nbytes + 8 * 1024
+    assert fb.hashes.flags.owndata  # a copy: the kernel's buffer of ~3,000 slots a text is freed
+    assert fb.hashes.shape[0] == fb.indptr[-1] == 50 * (2 + 7)

@@ -52,11 +52,12 @@ def binary_features(texts, spec: FingerprintSpec, bits: int, n_jobs: int | None 
     with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
         check_document_sizes(buf.offsets)
-        hashes, indptr, fps = _bk.binary_features_fingerprints(
+        buffer, indptr, fps = _bk.binary_features_fingerprints(
             buf.data, buf.offsets, balanced_chunks(buf.offsets), spec.ngram,
             np.uint64(spec.seed), kernel_classes(spec), bits // 64)
-    if hashes.base is not None and hashes.base.shape[0] > 1.25 * hashes.shape[0] + 1024:
-        hashes = hashes.copy()  # a view of the kernel's buffer, mostly repeats: release it
+    hashes = buffer[:indptr[-1]]
+    if buffer.shape[0] > 1.25 * hashes.shape[0] + 1024:
+        hashes = hashes.copy()  # the buffer is mostly within-document repeats: release it
     return FeatureBatch(indptr, hashes, np.ones(hashes.shape[0])), fps, buf.valid
 
 

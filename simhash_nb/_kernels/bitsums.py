@@ -300,13 +300,14 @@ def occurrences(data, start, end, n, classes):
 def binary_features_fingerprints(data, offsets, chunks, n, seed, classes, words):
     """Binary-weight CSR features and unit-weight fingerprints in one tokenising pass.
 
-    Returns ``(hashes uint64[nnz], indptr int64[ndocs + 1], fingerprints uint64[ndocs,
-    words])``: each document's distinct feature hashes in increasing order (as
-    :func:`features_texts` with ``binary``) and its fingerprint of them (as
-    :func:`fingerprint_csr` with weights 1). A counting pass (no hashing) sizes each
-    chunk's region of one buffer by its occurrences; chunks write their documents'
-    distinct hashes there, and the regions are then moved together, left, in order.
-    ``hashes`` is a view of that buffer (its unused tail is the within-document repeats).
+    Returns ``(buffer uint64[>= nnz], indptr int64[ndocs + 1], fingerprints uint64[ndocs,
+    words])``: ``buffer[:nnz]`` holds each document's distinct feature hashes in
+    increasing order (as :func:`features_texts` with ``binary``), and each fingerprint is
+    that of its features (as :func:`fingerprint_csr` with weights 1). A counting pass (no
+    hashing) sizes each chunk's region of the buffer by its occurrences; chunks write
+    their documents' distinct hashes there, and the regions are then moved together,
+    left, in order.
+    The buffer's unused tail (past ``nnz = indptr[-1]``) is the within-document repeats.
     """
     ndocs = offsets.shape[0] - 1
     nchunks = chunks.shape[0] - 1
@@ -349,4 +350,4 @@ def binary_features_fingerprints(data, offsets, chunks, n, seed, classes, words)
         dst = indptr[chunks[c]]
         for t in range(indptr[chunks[c + 1]] - dst):
             buf[dst + t] = buf[src + t]
-    return buf[:indptr[ndocs]], indptr, out
+    return buf, indptr, out
