@@ -28,7 +28,7 @@ def _note_cold_cache() -> None:
     from .._kernels import cache_is_cold
 
     if cache_is_cold():
-        print(f"{PROG}: first run: compiling the Numba kernels (a minute or so, once; later "
+        print(f"{PROG}: first run: compiling the Numba kernels (about half a minute, once; later "
               "runs load them from the cache)", file=sys.stderr, flush=True)
 
 
