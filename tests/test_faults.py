@@ -151,3 +151,15 @@ def test_cold_numba_cache_is_noted_once_on_a_terminal(tmp_path, monkeypatch, cap
     cli._note_cold_cache()
     if not _kernels.cache_is_cold():
         assert capsys.readouterr().err == ""
+
+
+def test_cache_counts_as_warm_once_fingerprints_are_cached(tmp_path, monkeypatch):
+    """Small searches never compile the table kernels: their absence is no first run."""
+    import simhash_nb as sh
+    from simhash_nb import _kernels
+    from simhash_nb._kernels import tables
+
+    sh.fingerprint(["a first text", "and a second one"])
+    monkeypatch.setattr(tables.search_tables._cache._cache_file, "_index_path",
+                        str(tmp_path / "absent.nbi"))
+    assert not _kernels.cache_is_cold()
