@@ -22,14 +22,12 @@ lint: $(STAMP)
 test: $(STAMP) lint docs
 	$(BIN)/python -m pytest -q
 
-# Line coverage with the kernels run as plain Python (NUMBA_DISABLE_JIT=1, as STUMPY does),
-# so their lines count too; the LLVM intrinsics have numpy twins there (tests/test_jitless.py
-# holds them to the compiled results). Not part of `make test`: without the JIT the suite is
-# slow (well over an hour on two cores), so it leaves out the slow tests (notebooks, clusters)
-# and hypothesis draws 20 examples a test.
+# Line coverage with the kernels' lines counted: the whole suite with the JIT, then the
+# kernel-level test files with NUMBA_DISABLE_JIT=1 (as STUMPY does), each under a time
+# limit, combined (tools/coverage.sh; about 20 minutes on two cores). The LLVM intrinsics
+# have numpy twins there (tests/test_jitless.py holds them to the compiled results).
 coverage: $(STAMP)
-	NUMBA_DISABLE_JIT=1 HYPOTHESIS_MAX_EXAMPLES=20 $(BIN)/python -m pytest -q -p no:cacheprovider \
-		-m "not slow" --cov=simhash_nb --cov-report=term
+	PY=$(BIN)/python tools/coverage.sh
 
 # HTML into docs/_build/html (pages, API reference, executed notebooks, plot gallery);
 # any Sphinx warning fails the build
