@@ -75,7 +75,7 @@ _DEFAULTS: dict[str, Any] = {
     "index_compact_fraction": 0.5,
     # Identical fingerprints among fewer rows than this are grouped with numpy's sort
     # (no kernel to compile on a first call); more rows take the parallel radix sort.
-    "numpy_group_rows": 100_000,
+    "numpy_group_rows": 20_000,
     # Searches and index runs over fewer rows than this run on one thread.
     "parallel_min_rows": 20_000,
     # --- Dask (distributed.py) ---
