@@ -29,10 +29,9 @@ def text_features(texts, spec: FingerprintSpec, n_jobs: int | None = None,
         return (fb, valid) if return_valid else fb
     with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
-        binary = False
         chunks = balanced_chunks(buf.offsets)
         args = (buf.data, buf.offsets, chunks, spec.ngram, np.uint64(spec.seed),
-                kernel_classes(spec), binary)
+                kernel_classes(spec))
         counts = _bk.feature_counts_texts(*args)
         counts[~buf.valid] = 0
         indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)

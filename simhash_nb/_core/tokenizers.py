@@ -13,8 +13,7 @@ from .spec import FingerprintSpec, build_spec, check_compatible
 from .unicode import word_classes
 
 __all__ = ["FINGERPRINT_OPTIONS", "RUN_OPTIONS", "SPEC_OPTIONS", "is_fast", "kernel_classes",
-           "prepare",
-           "split_options"]
+           "prepare", "split_options"]
 
 SPEC_OPTIONS = ("bits", "tokenizer", "ngram", "weights", "normalize", "seed", "spec", "params")
 """The options that decide a fingerprint: :func:`prepare` turns them into (spec, extras)."""

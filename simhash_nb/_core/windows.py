@@ -21,8 +21,7 @@ from .search import near_duplicates
 from .similarity import resolve_k
 from .spec import FingerprintSpec
 from .text import text_buffers
-from .tokenizers import _MODES, is_fast, kernel_classes, prepare
-from .unicode import word_classes
+from .tokenizers import is_fast, kernel_classes, prepare
 from .validation import as_fingerprints, bits_of, same_width
 
 __all__ = ["Windows", "window_fingerprints", "containment"]
@@ -138,23 +137,22 @@ def window_fingerprints(
             "window_fingerprints supports tokenizer 'char' or 'word' with weights 'tf' or "
             f"'binary', got tokenizer={spec.tokenizer!r}, weights={spec.weights!r}; for "
             "Chinese use tokenizer='char', ngram=2")
-    mode = _MODES[spec.tokenizer]
-    classes = word_classes()
+    classes = kernel_classes(spec)
     with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
         if missing == "raise":
             raise_missing(buf.valid, "missing='skip' to give them no windows")
         check_document_sizes(buf.offsets)
         chunks = balanced_chunks(buf.offsets)
-        tokens = _wk.unit_counts(buf.data, buf.offsets, chunks, mode, classes)
+        tokens = _wk.unit_counts(buf.data, buf.offsets, chunks, classes)
         counts = _window_counts(tokens, window, stride)
         win_indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        lo, hi, first = _wk.window_spans(buf.data, buf.offsets, chunks, mode, classes,
-                                         window, stride, win_indptr)
+        lo, hi, first = _wk.window_spans(buf.data, buf.offsets, chunks, classes, window,
+                                         stride, win_indptr)
         data, offsets = _wk.gather_spans(buf.data, lo, hi)
         wchunks = balanced_chunks(offsets)
         out, _ = _bk.fingerprint_texts(data, offsets, wchunks, spec.ngram,
-                                       np.uint64(spec.seed), kernel_classes(spec),
+                                       np.uint64(spec.seed), classes,
                                        spec.weights == "binary", spec.words)
     doc = np.repeat(np.arange(len(buf), dtype=np.int64), counts)
     widx = np.arange(doc.shape[0], dtype=np.int64) - np.repeat(win_indptr[:-1], counts)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .shingles import _decode, _next_cp_start, doc_hashes, sort_u64, sort_unique
+from .shingles import _decode, _next_cp_start, doc_hashes, insert_sorted, sort_u64, sort_unique
 from .signsums import bit_majority, signed_bit_sums
 
 MAX_UNIT_FEATURES = 2**31 - 1  # bit_majority counts in int32 lanes
@@ -131,12 +131,7 @@ def sorted_distinct(hashes, m, table, stamps, stamp):
     k = 0
     for s in range(top + 1):
         if stamps[s] == stamp:
-            h = table[s]
-            j = k
-            while j > 0 and hashes[j - 1] > h:
-                hashes[j] = hashes[j - 1]
-                j -= 1
-            hashes[j] = h
+            insert_sorted(hashes, k, table[s])
             k += 1
     return k
 
@@ -217,7 +212,7 @@ def fingerprint_csr(indptr, hashes, weights, chunks, words):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def feature_counts_texts(data, offsets, chunks, n, seed, classes, binary):
+def feature_counts_texts(data, offsets, chunks, n, seed, classes):
     """Number of distinct features per document (first pass of :func:`features_texts`)."""
     ndocs = offsets.shape[0] - 1
     nfeat = np.zeros(ndocs, dtype=np.int64)
@@ -234,8 +229,9 @@ def feature_counts_texts(data, offsets, chunks, n, seed, classes, binary):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def features_texts(data, offsets, chunks, n, seed, classes, binary, indptr):
-    """Distinct feature hashes per document (sorted) with tf (or 1) weights, as CSR."""
+def features_texts(data, offsets, chunks, n, seed, classes, indptr):
+    """Distinct feature hashes per document (sorted) with tf weights, as CSR (binary
+    features: :func:`binary_features_fingerprints`)."""
     seed = np.uint64(seed)
     nnz = indptr[-1]
     out_h = np.empty(nnz, dtype=np.uint64)
@@ -253,8 +249,7 @@ def features_texts(data, offsets, chunks, n, seed, classes, binary, indptr):
             k = -1
             for t in range(m):
                 if k >= 0 and hashes[t] == out_h[base + k]:
-                    if not binary:
-                        out_w[base + k] += 1.0
+                    out_w[base + k] += 1.0
                 else:
                     k += 1
                     out_h[base + k] = hashes[t]
@@ -302,7 +297,7 @@ def binary_features_fingerprints(data, offsets, chunks, n, seed, classes, words)
 
     Returns ``(buffer uint64[>= nnz], indptr int64[ndocs + 1], fingerprints uint64[ndocs,
     words])``: ``buffer[:nnz]`` holds each document's distinct feature hashes in
-    increasing order (as :func:`features_texts` with ``binary``), and each fingerprint is
+    increasing order (those of :func:`features_texts`), and each fingerprint is
     that of its features (as :func:`fingerprint_csr` with weights 1). A counting pass (no
     hashing) sizes each chunk's region of the buffer by its occurrences; chunks write
     their documents' distinct hashes there, and the regions are then moved together,

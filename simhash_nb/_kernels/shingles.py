@@ -174,6 +174,15 @@ def doc_hashes(data, start, end, n, seed, classes, wstart, wend, gram, out):
 
 
 @njit(cache=True, nogil=True)
+def insert_sorted(values, j, v):
+    """Insert ``v`` into the sorted ``values[:j]``, which grows by one (into ``values[j]``)."""
+    while j > 0 and values[j - 1] > v:
+        values[j] = values[j - 1]
+        j -= 1
+    values[j] = v
+
+
+@njit(cache=True, nogil=True)
 def sort_u64(values, m, tmp):
     """Sort ``values[:m]`` in place, ascending; ``tmp`` holds at least ``m`` values.
 
@@ -183,12 +192,7 @@ def sort_u64(values, m, tmp):
     """
     if m < 32:
         for t in range(1, m):
-            v = values[t]
-            j = t
-            while j > 0 and values[j - 1] > v:
-                values[j] = values[j - 1]
-                j -= 1
-            values[j] = v
+            insert_sorted(values, t, values[t])
         return
     counts = np.empty(256, dtype=np.int64)
     src = values

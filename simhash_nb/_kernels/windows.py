@@ -1,7 +1,7 @@
 """Token windows of long documents, as byte spans into the document buffer.
 
-A document with ``T`` tokens (code points for ``MODE_CHAR``, words for ``MODE_WORD``,
-see :mod:`.shingles`) has windows of ``w`` tokens starting every ``s`` tokens; the last
+A document with ``T`` tokens (code points when ``classes`` is None, else words; see
+:func:`.shingles.doc_hashes`) has windows of ``w`` tokens starting every ``s`` tokens; the last
 window ends at the last token (it starts at ``T - w``), so every token is in a window.
 Window ``j`` starts at token ``min(j * s, T - w)``; there are ``ceil((T - w) / s) + 1``
 windows when ``T > w``, one window of all tokens when ``0 < T <= w``, none when ``T == 0``.
@@ -15,13 +15,13 @@ import numpy as np
 from numba import njit, prange
 
 from .bitsums import _max_len
-from .shingles import MODE_CHAR, _next_cp_start, word_bounds
+from .shingles import _next_cp_start, word_bounds
 
 
 @njit(cache=True, nogil=True)
-def unit_bounds(mode, data, start, end, classes, ustart, uend):
+def unit_bounds(data, start, end, classes, ustart, uend):
     """Start and end byte of each token of ``data[start:end]``; returns the count."""
-    if mode != MODE_CHAR:
+    if classes is not None:
         return word_bounds(data, start, end, classes, ustart, uend)
     c = 0
     p = start
@@ -35,7 +35,7 @@ def unit_bounds(mode, data, start, end, classes, ustart, uend):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def unit_counts(data, offsets, chunks, mode, classes):
+def unit_counts(data, offsets, chunks, classes):
     """Number of tokens of each document."""
     ndocs = offsets.shape[0] - 1
     out = np.zeros(ndocs, dtype=np.int64)
@@ -46,12 +46,12 @@ def unit_counts(data, offsets, chunks, mode, classes):
         ustart = np.empty(size, dtype=np.int64)
         uend = np.empty(size, dtype=np.int64)
         for i in range(lo, hi):
-            out[i] = unit_bounds(mode, data, offsets[i], offsets[i + 1], classes, ustart, uend)
+            out[i] = unit_bounds(data, offsets[i], offsets[i + 1], classes, ustart, uend)
     return out
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def window_spans(data, offsets, chunks, mode, classes, window, stride, win_indptr):
+def window_spans(data, offsets, chunks, classes, window, stride, win_indptr):
     """Byte span and first token of every window; windows of doc ``i`` are
     ``win_indptr[i]:win_indptr[i + 1]``. Returns ``(lo, hi, first_token)``."""
     ndocs = offsets.shape[0] - 1
@@ -66,7 +66,7 @@ def window_spans(data, offsets, chunks, mode, classes, window, stride, win_indpt
         ustart = np.empty(size, dtype=np.int64)
         uend = np.empty(size, dtype=np.int64)
         for i in range(lo, hi):
-            t = unit_bounds(mode, data, offsets[i], offsets[i + 1], classes, ustart, uend)
+            t = unit_bounds(data, offsets[i], offsets[i + 1], classes, ustart, uend)
             last = max(t - window, 0)
             for j in range(win_indptr[i + 1] - win_indptr[i]):
                 s = min(j * stride, last)

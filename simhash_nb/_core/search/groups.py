@@ -93,11 +93,18 @@ def _group_identical(fps: np.ndarray, work: Work | None = None) -> Groups:
         return Groups(n, n)
     rep = np.empty(n, dtype=np.int64)
     _tk.group_identical(sorted_, rb, fps, task_count(n), True, rep)
+    return _from_representatives(rep, n_distinct, _tk.group_members)
+
+
+def _from_representatives(rep: np.ndarray, n_distinct: int, members) -> Groups:
+    """Groups from each row's representative (the first row equal to it); ``members``
+    makes the CSR of the rows of each group from ``(inverse, n_distinct)``."""
+    n = rep.shape[0]
     is_first = rep == np.arange(n)
     first = np.flatnonzero(is_first)
     uid = np.cumsum(is_first, dtype=np.int64) - 1
     inverse = uid[rep]
-    ptr, rows = _tk.group_members(inverse, n_distinct)
+    ptr, rows = members(inverse, n_distinct)
     return Groups(n, n_distinct, first, inverse, ptr, rows, np.diff(ptr))
 
 def _group_identical_numpy(fps: np.ndarray) -> Groups:
@@ -114,14 +121,14 @@ def _group_identical_numpy(fps: np.ndarray) -> Groups:
         return Groups(n, n)
     rep = np.empty(n, dtype=np.int64)
     rep[order] = order[np.flatnonzero(starts)][np.cumsum(starts) - 1]
-    is_first = rep == np.arange(n)
-    first = np.flatnonzero(is_first)
-    uid = np.cumsum(is_first, dtype=np.int64) - 1
-    inverse = uid[rep]
-    rows = np.argsort(inverse, kind="stable").astype(np.int64)
-    ptr = np.zeros(n_distinct + 1, dtype=np.int64)
-    np.cumsum(np.bincount(inverse, minlength=n_distinct), out=ptr[1:])
-    return Groups(n, n_distinct, first, inverse, ptr, rows, np.diff(ptr))
+    return _from_representatives(rep, n_distinct, _members_numpy)
+
+
+def _members_numpy(inverse: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """``_tk.group_members`` with numpy: rows of each group, ascending, as CSR."""
+    ptr = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(inverse, minlength=n_groups), out=ptr[1:])
+    return ptr, np.argsort(inverse, kind="stable").astype(np.int64)
 
 
 def weigh(idx, w):
