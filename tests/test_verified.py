@@ -156,7 +156,70 @@ def test_cluster_texts_skip_pairs_already_joined(fortunes, monkeypatch):
     assert sum(seen) < 780 / 4  # most of the copies' pairs were never verified
 
 
-def test_too_many_candidates_names_the_verified_remedies(fortunes):
+def test_too_many_pairs_names_the_verified_remedies(fortunes):
     texts = [fortunes[0] + f" {i}" for i in range(300)]  # 44,850 near-identical pairs
-    with pytest.raises(sh.TooManyPairsError, match="candidate pairs than max_pairs=1,000"):
+    with pytest.raises(sh.TooManyPairsError, match="more than max_pairs=1,000 pairs"):
         sh.near_duplicate_texts(texts, 0.7, max_pairs=1_000)
+
+
+def _related_texts(n=60, seed=0):
+    """Texts sharing a 40-word opening, each with its own 10-word ending: word-3-gram
+    Jaccard about 0.65 for every pair (close fingerprints, below a 0.7 threshold)."""
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{x}" for x in range(5000)]
+    base = " ".join(rng.choice(vocab, 40))
+    return [base + " " + " ".join(rng.choice(vocab, 10)) for _ in range(n)]
+
+
+def test_candidates_are_verified_as_they_come_not_held():
+    """max_pairs bounds the pairs returned, not the candidates: 1,770 candidates, none
+    at the threshold, pass max_pairs=100 (they are verified wave by wave)."""
+    texts = _related_texts()
+    sims = sh.jaccard_pairs(texts, 0.5, tokenizer="word", ngram=3)
+    assert sims.jaccard.max() < 0.7 and len(sims) == 60 * 59 // 2
+    cand = sh.near_duplicates(sh.fingerprint(texts, tokenizer="word", ngram=3, bits=128,
+                                             weights="binary"), 39)
+    assert len(cand) > 1000  # the search finds most pairs as candidates
+    got = sh.near_duplicate_texts(texts, 0.7, tokenizer="word", ngram=3, max_pairs=100)
+    assert len(got) == 0
+    labels = sh.cluster_texts(texts, 0.7, tokenizer="word", ngram=3, max_pairs=100)
+    assert (labels == np.arange(60)).all()
+    # a lower threshold joins them all, verified
+    assert (sh.cluster_texts(texts, 0.6, tokenizer="word", ngram=3) == 0).all()
+
+
+def test_filtered_self_join_streams_the_sampled_search(monkeypatch):
+    """The verify callback sees the candidates in several waves, each pair once; it holds
+    only what it keeps; identical fingerprints come first."""
+    from simhash_nb._core.search.api import filtered_self_join
+    from simhash_nb._core.search.options import SearchOptions
+
+    rng = np.random.default_rng(1)
+    base = rng.integers(0, 2**64, size=(3000, 2), dtype=np.uint64)
+    near = base.copy()
+    flips = rng.integers(0, 128, size=(3000, 6))
+    for x in range(6):
+        near[np.arange(3000), flips[:, x] // 64] ^= np.uint64(1) << (flips[:, x] % 64).astype(
+            np.uint64)
+    fps = np.concatenate([base, near, base[:5]])  # 5 identical pairs
+    sh.config["dense_tables_per_wave"] = 1
+    try:
+        opts = SearchOptions.make(128, 12, recall=0.99, method="sampling", progress=False)
+        calls = []
+
+        def verify(i, j, d):
+            calls.append(len(i))
+            keep = d == 0
+            return i[keep], j[keep], d[keep]
+
+        i, j, d = filtered_self_join(fps, opts, verify)
+    finally:
+        sh.reset_config()
+    _, counts = np.unique(fps, axis=0, return_counts=True)
+    identical = int((counts * (counts - 1) // 2).sum())
+    assert identical >= 5
+    assert calls[0] == identical  # the identical pairs first
+    assert len(calls) > 3  # then wave by wave
+    assert sum(calls) >= 3000 * 0.98  # planted pairs (distance <= 6), each once at most
+    assert sum(calls) <= 3000 + identical + 5 * 2 + 50
+    assert (d == 0).all() and len(i) == identical

@@ -25,9 +25,9 @@ from .candidates import candidate_design
 from .clusters import check_keep, dedupe, keep_from_labels
 from .fingerprint import features_and_fingerprints
 from .parallel import threads
-from .search.api import self_join
+from .search.api import filtered_self_join
 from .search.design import check_recall
-from .search.engine import TooManyPairsError
+from .search.engine import TooManyPairsError, check_max_pairs
 from .search.options import SearchOptions
 from .similarity import check_similarity
 from .validation import as_words
@@ -157,7 +157,9 @@ def near_duplicate_texts(
         The shingles, as in :func:`simhash_nb.features` (default: character 5-grams of
         normalised text). Weights are always binary: sets, as Jaccard sees them.
     max_pairs : int, optional
-        Refuse more candidate pairs than this (default ``config["max_pairs"]``).
+        Refuse more pairs than this (default ``config["max_pairs"]``). Candidates are
+        verified as the search finds them, table wave by wave, so however many there
+        are, only the verified pairs are held.
     random_state : int or None, default 0
         Seed of the sampled tables.
     n_jobs : int, optional
@@ -191,16 +193,30 @@ def near_duplicate_texts(
     ([0], [1], [0.78])
     """
     threshold, recall = _check(threshold, recall, bits)
-    fb, i, j, d, k = _candidates(texts, threshold, recall, bits, dict(
+    limit = check_max_pairs(max_pairs)
+    kept = [0]
+
+    def verify(fb, empty):
+        def keep(i, j, d):
+            ok = ~(empty[i] | empty[j])  # a document without shingles is in no pair
+            i, j, d = i[ok], j[ok], d[ok]
+            sims = np.empty(i.shape[0], dtype=np.float64)
+            if i.shape[0]:
+                _jk.pair_similarities_above(fb.indptr, fb.hashes, i, j, threshold, sims)
+            ok = sims >= threshold
+            kept[0] += int(np.count_nonzero(ok))
+            if kept[0] > limit:
+                raise TooManyPairsError(
+                    f"near_duplicate_texts would return more than max_pairs={limit:,} "
+                    f"pairs at threshold {threshold}; raise max_pairs or the threshold, or "
+                    "use sh.cluster_texts / sh.dedupe_texts, which hold no pairs")
+            return i[ok], j[ok], d[ok], sims[ok]
+        return keep
+
+    fb, k, (i, j, d, sims) = _search(texts, threshold, recall, bits, dict(
         tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
-        params=params), max_pairs, random_state, n_jobs)
-    n = len(fb)
-    sims = np.empty(i.shape[0], dtype=np.float64)
-    with threads(n_jobs):
-        if i.shape[0]:
-            _jk.pair_similarities_above(fb.indptr, fb.hashes, i, j, threshold, sims)
-    ok = sims >= threshold
-    return SimilarPairs(i[ok], j[ok], sims[ok], d[ok], n, threshold, recall, k, bits)
+        params=params), max_pairs, random_state, n_jobs, verify)
+    return SimilarPairs(i, j, sims, d, len(fb), threshold, recall, k, bits)
 
 
 def cluster_texts(
@@ -222,10 +238,11 @@ def cluster_texts(
     """Clusters of texts joined by pairs at Jaccard similarity ``>= threshold``.
 
     The connected components of :func:`near_duplicate_texts`' pairs, found without
-    verifying every candidate: candidates are taken closest first, in batches, and a
-    pair whose two texts are already in one cluster is not verified (in a group of
-    ``m`` copies, about ``m`` verifications instead of ``m (m - 1) / 2``). The labels are
-    those of the components of the verified pairs.
+    verifying every candidate or holding any pair: candidates are taken as the search
+    finds them (pairs of identical fingerprints first, then each wave of tables',
+    closest first), and a pair whose two texts are already in one cluster is not
+    verified (in a group of ``m`` copies, about ``m`` verifications instead of
+    ``m (m - 1) / 2``). The labels are those of the components of the verified pairs.
 
     Parameters
     ----------
@@ -251,20 +268,30 @@ max_pairs, random_state, n_jobs
     array([0, 0, 2, 0])
     """
     threshold, recall = _check(threshold, recall, bits)
-    fb, i, j, d, _ = _candidates(texts, threshold, recall, bits, dict(
-        tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
-        params=params), max_pairs, random_state, n_jobs)
-    order = np.argsort(d, kind="stable")  # likely pairs first: they join clusters early
-    i, j = i[order], j[order]
-    parent = np.arange(len(fb), dtype=np.int64)
+    parent = None
     batch = int(config["verify_batch"])
-    todo = np.empty(min(batch, i.shape[0]), dtype=np.int64)
-    with threads(n_jobs):
-        for lo in range(0, i.shape[0], batch):
-            c = _uf.unjoined(parent, i, j, lo, min(lo + batch, i.shape[0]), todo)
-            ok = np.empty(c, dtype=np.bool_)
-            _jk.listed_at_least(fb.indptr, fb.hashes, i, j, todo[:c], threshold, ok)
-            _uf.join_where(parent, i, j, todo[:c], ok)
+
+    def verify(fb, empty):
+        nonlocal parent
+        parent = np.arange(len(fb), dtype=np.int64)
+        todo = np.empty(batch, dtype=np.int64)
+
+        def join(i, j, d):
+            ok = ~(empty[i] | empty[j])
+            i, j, d = i[ok], j[ok], d[ok]
+            order = np.argsort(d, kind="stable")  # likely pairs first: they join early
+            i, j = i[order], j[order]
+            for lo in range(0, i.shape[0], batch):
+                c = _uf.unjoined(parent, i, j, lo, min(lo + batch, i.shape[0]), todo)
+                ok = np.empty(c, dtype=np.bool_)
+                _jk.listed_at_least(fb.indptr, fb.hashes, i, j, todo[:c], threshold, ok)
+                _uf.join_where(parent, i, j, todo[:c], ok)
+            return i[:0], j[:0], d[:0]
+        return join
+
+    _search(texts, threshold, recall, bits, dict(
+        tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
+        params=params), max_pairs, random_state, n_jobs, verify)
     return _uf.resolve(parent)
 
 
@@ -331,26 +358,19 @@ def _check(threshold, recall, bits) -> tuple[float, float]:
     return threshold, recall
 
 
-def _candidates(texts, threshold, recall, bits, feature_options, max_pairs, random_state,
-                n_jobs):
-    """Shingles and candidate pairs ``(fb, i, j, distance, k)`` of the verified path
-    (pairs with an empty document dropped)."""
+def _search(texts, threshold, recall, bits, feature_options, max_pairs, random_state, n_jobs,
+            verify):
+    """Shingles and fingerprints of ``texts``, then the candidate search, each wave of
+    candidates passed to ``verify(fb, empty)(i, j, d)`` as it comes (see
+    :func:`~simhash_nb._core.search.api.filtered_self_join`). Returns
+    ``(fb, k, what verify kept)``."""
     fb, fps = features_and_fingerprints(texts, bits, n_jobs=n_jobs, **feature_options)
     empty = fb.n_features == 0
     k = candidate_design(max(len(fb), 2), threshold, bits, recall).k
-    opts = SearchOptions.make(bits, k, random_state=random_state, max_pairs=max_pairs,
-                              progress=False)
+    opts = SearchOptions.make(bits, k, random_state=random_state,
+                              max_pairs=check_max_pairs(max_pairs), progress=False)
     opts = dataclasses.replace(
         opts, designer=lambda rows: candidate_design(max(rows, 2), threshold, bits, recall))
     with threads(n_jobs):
-        try:
-            cand = self_join(as_words(fps), opts)
-        except TooManyPairsError as e:
-            raise TooManyPairsError(
-                f"{len(fb):,} texts give more candidate pairs than max_pairs="
-                f"{opts.max_pairs:,} at threshold {threshold} ({e}); raise max_pairs (a "
-                "candidate costs about 17 bytes and one exact Jaccard), raise the threshold, "
-                "or use word n-grams, whose fingerprints separate related documents better"
-            ) from None
-    keep = ~(empty[cand.i] | empty[cand.j])
-    return fb, cand.i[keep], cand.j[keep], cand.distance[keep], k
+        kept = filtered_self_join(as_words(fps), opts, verify(fb, empty))
+    return fb, k, kept

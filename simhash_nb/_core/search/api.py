@@ -9,7 +9,7 @@ import numpy as np
 from ..pairs import Pairs
 from ..parallel import threads
 from ..validation import as_fingerprints, as_words, bits_of, same_width
-from .engine import search_distinct, sorted_pairs, too_many
+from .engine import pair_order, search_distinct, sorted_pairs, too_many
 from .groups import expand_pairs, group_identical, identical_rows, threads_for
 from .layout import Work
 from .options import SearchOptions
@@ -168,6 +168,40 @@ def self_join(a, opts: SearchOptions) -> Pairs:
         ii, jj, dd = identical_rows(ga)
         i, j, d = np.concatenate([i, ii]), np.concatenate([j, jj]), np.concatenate([d, dd])
     return sorted_pairs(i, j, d)
+
+
+def filtered_self_join(a, opts: SearchOptions, verify) -> tuple[np.ndarray, ...]:
+    """The pairs of ``a`` (as :func:`self_join`) that ``verify`` keeps, filtered as the
+    search finds them, so that the candidates are never all held at once.
+
+    ``verify(i, j, d)`` takes row pairs (``i < j``, distances ``d``) and returns the
+    arrays it keeps, ``(i, j, d, *extra)``. Pairs between identical fingerprints go
+    first (they join big clusters early), then the search's, wave by wave. Returns the
+    concatenated arrays, sorted by ``(i, j)``. ``opts.max_pairs`` bounds the identical
+    pairs only; ``verify`` may raise to stop the search.
+    """
+    work = Work(a.shape[0])
+    ga = group_identical(a, work)
+    identical = ga.identical_pairs()
+    if identical > opts.max_pairs:
+        raise too_many(identical, opts.max_pairs, identical)
+    parts = [verify(*identical_rows(ga))]
+    ua = ga.distinct(a)
+    design = opts.design(ua.shape[0])
+    w = ga.weights()
+
+    def keep(u, v, d):
+        return verify(*expand_pairs(u, v, d, ga, ga, True))
+
+    with opts.bar(design) as bar:
+        got = search_distinct(ua, None, opts.k, design, w, w, 2**62, work,
+                              random_state=opts.random_state, progress=bar, keep=keep)
+    parts += got.kept
+    if got.parts:
+        parts.append(keep(*got.result()))
+    out = tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))
+    order = pair_order(out[0], out[1])
+    return tuple(x[order] for x in out)
 
 
 def _cross_join(a, b, opts: SearchOptions) -> Pairs:

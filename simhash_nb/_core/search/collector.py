@@ -6,13 +6,27 @@ import numpy as np
 
 
 class Collector:
-    """Gathers per-task output slices; counts all pairs, materialises up to a limit."""
+    """Gathers per-task output slices; counts all pairs, materialises up to a limit.
 
-    def __init__(self, limit: int):
+    With ``keep``, the searches that stream their output (dense and sampled tables)
+    pass each slice ``(u, v, d)`` through ``keep`` as it comes (:meth:`take`) and hold
+    only what it returns, in ``kept``; the other searches still fill ``parts``.
+    """
+
+    def __init__(self, limit: int, keep=None):
         self.limit = limit
         self.total = 0
         self.weighted = 0
         self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.keep = keep
+        self.kept: list[tuple] = []
+
+    def take(self, part: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Hold a slice of pairs, or what ``keep`` keeps of it."""
+        if self.keep is None:
+            self.parts.append(part)
+        else:
+            self.kept.append(self.keep(*part))
 
     @property
     def over(self) -> bool:

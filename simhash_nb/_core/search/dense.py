@@ -56,7 +56,8 @@ def lanes_for(n: int, words: int, n_tables: int) -> int:
 
 
 def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, wb,
-                 limit: int, progress=None, tables: np.ndarray | None = None) -> Collector:
+                 limit: int, progress=None, tables: np.ndarray | None = None,
+                 keep=None) -> Collector:
     """Pairs among the rows of ``fps`` (``uint64[n, words]``; self-join when
     ``n_left < 0``, else rows below ``n_left`` against the rest) found by the tables of
     ``family``, each once; ``sum wa[i] * wb[j]`` counted, pairs kept while it stays
@@ -65,10 +66,11 @@ def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, 
     ``tables`` (default: all) lists the tables to run; pairs are still owned by the
     family's rule over all its tables. Tables run in waves
     (``config["dense_tables_per_wave"]`` per thread); ``progress``, if given, is called
-    with the number of tables done after each wave.
+    with the number of tables done after each wave. ``keep``, if given, filters each
+    wave's pairs as they come (see :class:`Collector`).
     """
     n, words = fps.shape
-    got = Collector(limit)
+    got = Collector(limit, keep)
     todo = np.arange(family.n_tables, dtype=np.int64) if tables is None else np.asarray(
         tables, dtype=np.int64)
     if n < 2 or todo.shape[0] == 0:
@@ -113,4 +115,4 @@ def _keep(got: Collector, left, right, dist, counts, where) -> None:
     for w in np.flatnonzero((where >= 0) & (counts > 0)):
         s = int(where[w])
         e = s + int(counts[w])
-        got.parts.append((left[s:e], right[s:e], dist[s:e]))
+        got.take((left[s:e], right[s:e], dist[s:e]))

@@ -247,11 +247,13 @@ def brute_search(a, b, k: int, wa, wb, limit: int, must_differ=None):
     return got
 
 def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=None, *,
-                    random_state: int | None = 0, progress=None):
+                    random_state: int | None = 0, progress=None, keep=None):
     """Pairs between distinct fingerprints (2-D word arrays) as a :class:`Collector`.
 
     ``random_state`` seeds sampled tables; ``progress(tables_done)``, if given, is
-    called as dense or sampled tables complete.
+    called as dense or sampled tables complete. ``keep`` filters the pairs of dense and
+    sampled tables as they come (:class:`Collector`); the other methods return theirs
+    unfiltered, in ``parts``.
     """
     if design.method == "exact":
         return Collector(limit)
@@ -268,7 +270,7 @@ def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=
         else:
             family = sampled(design.bits, design.key_bits, design.tables, random_state)
         return dense_search(np.ascontiguousarray(fps), n_left, family, k, wa, wb, limit,
-                            progress)
+                            progress, keep=keep)
     layout = Layout.make(design.bits, k, design.blocks)
     work = (work or Work(fps.shape[0])).fit(fps.shape[0])
     with deferred_interrupt():
@@ -284,12 +286,16 @@ def too_many(total: int, max_pairs: int, identical: int) -> TooManyPairsError:
         "time there), or raise max_pairs"
     )
 
+def pair_order(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """The order that sorts pairs by ``(i, j)``."""
+    if i.shape[0] > 1 and i.max() < 2**32 and j.max() < 2**32:
+        return np.argsort((i.astype(np.uint64) << np.uint64(32)) | j.astype(np.uint64))
+    return np.lexsort((j, i))
+
+
 def sorted_pairs(i, j, d) -> Pairs:
     if i.shape[0] > 1:
-        if i.max() < 2**32 and j.max() < 2**32:
-            order = np.argsort((i.astype(np.uint64) << np.uint64(32)) | j.astype(np.uint64))
-        else:
-            order = np.lexsort((j, i))
+        order = pair_order(i, j)
         i, j, d = i[order], j[order], d[order]
     return Pairs(i, j, d)
 
