@@ -314,6 +314,14 @@ def index_query(stored, ids, queries, k):
 # --- normalize (punct, whitespace) ---------------------------------------------------
 
 
+def nonascii_segments(doc: bytes) -> list[tuple[int, int]]:
+    """(start, end) in ``doc`` of each run of bytes >= 0x80, with the ASCII byte before it."""
+    import re
+
+    return [(m.start(), m.end()) for m in re.finditer(rb"[\x00-\x7f]?[\x80-\xff]+", doc)]
+
+
+
 def squeeze(text: str, punct: bool, collapse: bool) -> str:
     """punct: P*/S* (not Pc) to a space; collapse: runs of spaces (and punct) to one, trimmed."""
     import unicodedata

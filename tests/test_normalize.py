@@ -1,10 +1,11 @@
+import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import simhash_nb as sh
-from simhash_nb._core.text import normalize
+from simhash_nb._core.text import normalize, text_buffers
 from tests import naive
 
 
@@ -76,3 +77,69 @@ def test_punct_and_whitespace_kernel_matches_reference(texts, punct, collapse):
     got = normalize(texts, steps).to_pylist()
     want = [None if t is None else naive.squeeze(t, punct, collapse) for t in texts]
     assert got == want
+
+
+# Pieces of non-ASCII text go through pyarrow alone; these characters interact with
+# their neighbours in NFKC (combining marks, Hangul jamo, Indic vowel signs) or change
+# case or length (fullwidth, ligatures, Kelvin and Angstrom signs, U+FDFA).
+PIECE_ALPHABET = list("aZe1 ,.\t_") + [
+    "\u0301", "\u0308", "\u0345", "\u0327", "ﬁ", "①", "㍿", "\u1100", "\u1161", "\u11a8",
+    "가", "Ｚ", "１", "İ", "ẞ", "Σ", "\u212a", "\u212b", "\u0f73", "\ufdfa", "\u0b47",
+    "\u0b3e", "ｶ", "ﾞ", "\u00a0", "\u3000", "中", "😀", "\x00", "٣", "，"]
+STEPS = ("nfkc", "lower", "digits", "punct", "whitespace")
+
+
+def _whole_text_reference(arr, steps):
+    """The pyarrow steps on whole texts (as before pieces), then the reference squeeze."""
+    from simhash_nb._core.text import normalize_arrow
+
+    done = normalize_arrow(arr, tuple(s for s in steps if s in ("nfkc", "lower", "digits")))
+    return [None if t is None else naive.squeeze(t, "punct" in steps, "whitespace" in steps)
+            for t in done.to_pylist()]
+
+
+@given(st.lists(st.one_of(st.none(), st.text(alphabet=PIECE_ALPHABET, max_size=30)),
+                max_size=12),
+       st.lists(st.sampled_from(STEPS), unique=True), st.integers(0, 3))
+def test_pieces_normalise_as_whole_texts(texts, steps, cut):
+    arr = pa.array(["skipped"] * cut + texts, pa.large_string()).slice(cut)
+    steps = tuple(s for s in STEPS if s in steps)
+    assert normalize(arr, steps).to_pylist() == _whole_text_reference(arr, steps)
+
+
+def test_pieces_of_many_texts_across_chunks():
+    import random
+
+    rnd = random.Random(7)
+    texts = ["".join(rnd.choice(PIECE_ALPHABET) for _ in range(rnd.randint(0, 40)))
+             for _ in range(3000)]
+    arr = pa.array(texts, pa.large_string())
+    for steps in [("nfkc", "lower", "punct", "whitespace"), ("nfkc", "lower"), ("punct",)]:
+        assert normalize(arr, steps).to_pylist() == _whole_text_reference(arr, steps)
+
+
+def test_null_slots_holding_bytes_come_out_empty():
+    data = "Ａb, c\u0301 Xy".encode()
+    offsets = pa.py_buffer(np.array([0, 4, len(data)], np.int64))
+    validity = pa.array([False, True]).buffers()[1]
+    arr = pa.LargeStringArray.from_buffers(2, offsets, pa.py_buffer(data), validity, 1)
+    buf = text_buffers(arr, ("nfkc", "lower", "punct", "whitespace"))
+    assert buf.valid.tolist() == [False, True]
+    assert buf.offsets.tolist() == [0, 0, len("c\u0301 xy".encode()) - 1]
+    assert bytes(buf.data).decode() == "ć xy"
+
+
+@given(st.lists(st.one_of(st.none(), st.text(alphabet=PIECE_ALPHABET, max_size=20)),
+                max_size=10), st.integers(0, 3))
+def test_nonascii_segments_matches_reference(texts, cut):
+    from simhash_nb._core.parallel import balanced_chunks
+    from simhash_nb._core.text import _buffers
+    from simhash_nb._kernels.normalize import nonascii_segments
+
+    arr = pa.array(["é"] * cut + texts, pa.large_string()).slice(cut).fill_null("")
+    data, offsets = _buffers(arr)
+    offsets = np.ascontiguousarray(offsets)
+    starts, ends = nonascii_segments(data, offsets, balanced_chunks(offsets, 2))
+    want = [(int(offsets[i]) + a, int(offsets[i]) + b) for i, t in enumerate(arr.to_pylist())
+            for a, b in naive.nonascii_segments(t.encode())]
+    assert list(zip(starts.tolist(), ends.tolist(), strict=True)) == want

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._kernels.normalize import ascii_lower, squeeze
+from .._kernels.normalize import ascii_lower, nonascii_segments, squeeze
 from .parallel import balanced_chunks
 from .unicode import word_classes
 
@@ -303,14 +303,54 @@ def normalize_parallel(arr: pa.Array, steps: tuple[str, ...], n_threads: int) ->
     return pa.concat_arrays(parts)
 
 
+_PIECE_STEPS = ("nfkc", "lower", "digits")
+
+
+def _ascii_map(steps: tuple[str, ...]) -> np.ndarray:
+    """uint8[128]: what ``lower`` and ``digits`` make of each ASCII byte (NFKC keeps it)."""
+    m = np.arange(128, dtype=np.uint8)
+    if "lower" in steps:
+        m[ord("A"):ord("Z") + 1] += 32
+    if "digits" in steps:
+        m[ord("0"):ord("9") + 1] = ord("0")
+    return m
+
+
+def _pieces(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, steps: tuple[str, ...],
+            n_threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pieces ``data[starts[s]:ends[s]]``, through the pyarrow ``steps`` if any.
+
+    Returns ``(pieces, piece_offsets)``: piece ``s`` is
+    ``pieces[piece_offsets[s]:piece_offsets[s + 1]]``.
+    """
+    lengths = ends - starts
+    offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    index = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
+    if not steps:
+        return data[index], offsets
+    arr = pa.LargeStringArray.from_buffers(
+        len(lengths), pa.py_buffer(offsets), pa.py_buffer(data[index]))
+    arr = normalize_parallel(arr, steps, n_threads)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    pieces, piece_offsets = _buffers(arr)
+    return np.array(pieces), np.array(piece_offsets, dtype=np.int64)
+
+
 def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1,
                  start: int = 0) -> TextBuffers:
     """Normalised UTF-8 buffers of ``texts`` (no per-document Python loop).
 
-    pyarrow runs the ``html``, ``nfkc``, ``lower`` and ``digits`` steps; a Numba kernel
-    the ``punct`` and ``whitespace`` steps. ``start`` as in :func:`to_arrow`.
+    pyarrow runs the ``html`` step over all texts, and the ``nfkc``, ``lower`` and
+    ``digits`` steps over only the pieces of the texts that hold non-ASCII code points
+    (see :mod:`simhash_nb._kernels.normalize`); one Numba pass maps the ASCII bytes,
+    puts the normalised pieces in place and runs the ``punct`` and ``whitespace``
+    steps. ``start`` as in :func:`to_arrow`.
     """
-    arr = normalize_parallel(to_arrow(texts, start), normalize, n_threads)
+    arr = to_arrow(texts, start)
+    if "html" in normalize:
+        arr = normalize_parallel(arr, ("html",), n_threads)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     n = len(arr)
@@ -324,9 +364,17 @@ def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1,
             data, offsets = _buffers(arr.fill_null(""))
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     punct, collapse = "punct" in normalize, "whitespace" in normalize
-    if punct or collapse:
-        data, offsets = squeeze(data, offsets, balanced_chunks(offsets), word_classes(),
-                                punct, collapse)
+    piece_steps = tuple(step for step in normalize if step in _PIECE_STEPS)
+    if not (piece_steps or punct or collapse):
+        return TextBuffers(data, offsets, valid)
+    chunks = balanced_chunks(offsets)
+    ascii_map = _ascii_map(normalize)
+    starts, ends = nonascii_segments(data, offsets, chunks)
+    if not (punct or collapse or starts.shape[0] or np.any(ascii_map != np.arange(128))):
+        return TextBuffers(data, offsets, valid)  # nfkc alone, on ASCII texts
+    pieces, piece_offsets = _pieces(data, starts, ends, piece_steps, n_threads)
+    data, offsets = squeeze(data, offsets, chunks, word_classes(), ascii_map, punct, collapse,
+                            starts, ends, pieces, piece_offsets)
     return TextBuffers(data, offsets, valid)
 
 

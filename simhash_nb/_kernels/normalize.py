@@ -6,6 +6,15 @@ Code point classes come from the shipped table (see ``tools/make_unicode_table.p
 - ``punct``: every punctuation or symbol code point becomes one space;
 - ``whitespace``: every run of white space (and, with ``punct``, of punctuation) becomes
   one space, and leading and trailing ones are dropped.
+
+The pyarrow steps (NFKC, lowercase, digits) are per-code-point maps, except that NFKC
+composes a character with the combining marks after it. No ASCII character composes
+with what comes before it, so a text splits before each ASCII character into pieces
+that normalise independently: :func:`nonascii_segments` finds the pieces that hold a
+non-ASCII code point (with the ASCII character before them), pyarrow normalises only
+those, and :func:`squeeze` maps the ASCII bytes by a table (a branch-free loop) and
+puts the normalised pieces in place while it replaces punctuation and collapses white
+space.
 """
 
 from __future__ import annotations
@@ -19,77 +28,168 @@ PUNCT = 3
 SPACE = 4
 
 
-@njit(inline="always", cache=True)
-def squeeze_doc(data, start, end, classes, punct, collapse, out, o):
-    """Normalise ``data[start:end]`` into ``out[o:]``; returns the number of bytes written.
+@njit(parallel=True, cache=True, nogil=True)
+def nonascii_segments(data, offsets, chunks):
+    """The pieces of the documents that hold non-ASCII code points.
 
-    With ``collapse``, a separator run writes its space when it starts (never at the
-    start of the text) and a trailing one is taken back at the end.
+    A piece is a maximal run of bytes ``>= 0x80`` with the ASCII byte before it when
+    that byte is in the same document. Returns ``(starts, ends)``: int64 positions in
+    ``data``, in order; the bytes between pieces are ASCII.
     """
-    o0 = o
-    in_run = True  # the start of the text counts as a run: no leading space
-    p = start
+    n = offsets.shape[0] - 1
+    counts = np.zeros(n, dtype=np.int64)
+    for c in prange(chunks.shape[0] - 1):
+        for i in range(chunks[c], chunks[c + 1]):
+            start, end = offsets[i], offsets[i + 1]
+            acc = np.uint8(0)
+            for p in range(np.uint64(start), np.uint64(end)):  # unsigned: vectorised
+                acc |= data[p]
+            if acc < np.uint8(0x80):
+                continue  # most documents are ASCII
+            k = 0
+            for p in range(start, end):
+                if data[p] >= np.uint8(0x80) and (p == start or data[p - 1] < np.uint8(0x80)):
+                    k += 1
+            counts[i] = k
+    first = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        first[i + 1] = first[i] + counts[i]
+    starts = np.empty(first[n], dtype=np.int64)
+    ends = np.empty(first[n], dtype=np.int64)
+    for c in prange(chunks.shape[0] - 1):
+        for i in range(chunks[c], chunks[c + 1]):
+            if counts[i] == 0:
+                continue
+            k = first[i]
+            start, end = offsets[i], offsets[i + 1]
+            p = start
+            while p < end:
+                if data[p] < np.uint8(0x80):
+                    p += 1
+                    continue
+                starts[k] = p - 1 if p > start else p
+                while p < end and data[p] >= np.uint8(0x80):
+                    p += 1
+                ends[k] = p
+                k += 1
+    return starts, ends
+
+
+@njit(inline="always", cache=True)
+def _ascii_range(src, p, end, table, out, o, run):
+    """Normalise the ASCII bytes ``src[p:end]`` into ``out[o:]``; returns ``(o, run)``.
+
+    ``run`` is 1 after a separator (or at the start of a text): with ``collapse``, a
+    separator keeps its space only when ``run`` is 0 (the caller takes back a trailing
+    one). ``table[b]``: the output byte of ``b``, plus 256 for a separator. The byte is
+    written either way and kept by moving ``o``: no branches, unsigned indices (no
+    wraparound checks).
+    """
+    o = np.uint64(o)
+    run = np.uint64(run)
+    for q in range(np.uint64(p), np.uint64(end)):
+        e = table[src[q]]
+        sep = e >> np.uint64(8)
+        out[o] = np.uint8(e & np.uint64(0xFF))
+        o += np.uint64(1) - (sep & run)
+        run = sep
+    return np.int64(o), np.int64(run)
+
+
+@njit(inline="always", cache=True)
+def _utf8_range(src, p, end, table, classes, punct, collapse, out, o, run):
+    """:func:`_ascii_range` for any UTF-8 ``src[p:end]``, one code point at a time."""
     while p < end:
-        b0 = data[p]
+        b0 = src[p]
         if b0 < 0x80:
-            c = classes[b0]
-            is_punct = punct and c == PUNCT
-            if collapse and (c == SPACE or is_punct):
-                if not in_run:
-                    out[o] = 32
-                    o += 1
-                in_run = True
-            else:
-                out[o] = 32 if is_punct else b0
-                o += 1
-                in_run = False
+            e = table[b0]
+            sep = np.int64(e >> np.uint64(8))
+            out[o] = np.uint8(e & np.uint64(0xFF))
+            o += 1 - (sep & run)
+            run = sep
             p += 1
             continue
-        q = _next_cp_start(data, p, end)
-        c = classes[_decode(data, p)]
+        q = _next_cp_start(src, p, end)
+        c = classes[_decode(src, p)]
         is_punct = punct and c == PUNCT
         if collapse and (c == SPACE or is_punct):
-            if not in_run:
-                out[o] = 32
-                o += 1
-            in_run = True
+            out[o] = 32
+            o += 1 - run
+            run = 1
         elif is_punct:
             out[o] = 32
             o += 1
-            in_run = False
+            run = 0
         else:
             for r in range(p, q):
-                out[o] = data[r]
+                out[o] = src[r]
                 o += 1
-            in_run = False
+            run = 0
         p = q
-    if collapse and in_run and o > o0:
-        o -= 1  # the trailing run's space
-    return o - o0
+    return o, run
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def squeeze(data, offsets, chunks, classes, punct, collapse):
-    """Normalise every document; returns ``(data, offsets)`` of the result (never longer)."""
+def squeeze(data, offsets, chunks, classes, ascii_map, punct, collapse, seg_starts, seg_ends,
+            pieces, piece_offsets):
+    """Normalise every document; returns ``(data, offsets)`` of the result.
+
+    ``seg_starts`` and ``seg_ends`` (:func:`nonascii_segments`) cut the documents into
+    ASCII runs and pieces; piece ``s`` is replaced by
+    ``pieces[piece_offsets[s]:piece_offsets[s + 1]]`` (itself, or its pyarrow
+    normalisation). ASCII bytes become ``ascii_map[b]`` (the pyarrow steps on ASCII:
+    letters and digits to letters and digits); then punctuation and white space are
+    handled as the module says. Each chunk writes compacted into its own stretch of one
+    buffer; the stretches are then moved left to be contiguous (no second buffer).
+    """
     n = offsets.shape[0] - 1
-    base = offsets[0]
-    tmp = np.empty(max(offsets[n] - base, 1), dtype=np.uint8)
+    n_chunks = chunks.shape[0] - 1
+    table = np.empty(256, dtype=np.uint64)
+    for b in range(256):
+        m = np.int64(ascii_map[b]) if b < 128 else b
+        c = classes[m]
+        is_punct = punct and c == PUNCT
+        if collapse and (c == SPACE or is_punct):
+            table[b] = 32 + 256
+        else:
+            table[b] = 32 if is_punct else m
+    seg_first = np.searchsorted(seg_starts, offsets[chunks])  # each chunk's first piece
+    tmp_start = np.zeros(n_chunks + 1, dtype=np.int64)  # room: bytes in, pieces resized
+    for c in range(n_chunks):
+        room = offsets[chunks[c + 1]] - offsets[chunks[c]]
+        for s in range(seg_first[c], seg_first[c + 1]):
+            room += piece_offsets[s + 1] - piece_offsets[s] - (seg_ends[s] - seg_starts[s])
+        tmp_start[c + 1] = tmp_start[c] + room
+    tmp = np.empty(max(tmp_start[n_chunks], 1), dtype=np.uint8)
     lengths = np.zeros(n, dtype=np.int64)
-    for c in prange(chunks.shape[0] - 1):
+    n_segs = seg_starts.shape[0]
+    for c in prange(n_chunks):
+        o = tmp_start[c]
+        s = seg_first[c]
         for i in range(chunks[c], chunks[c + 1]):
-            lengths[i] = squeeze_doc(data, offsets[i], offsets[i + 1], classes, punct,
-                                     collapse, tmp, offsets[i] - base)
+            o0 = o
+            run = 1  # the start of the text counts as a run: no leading space
+            p, end = offsets[i], offsets[i + 1]
+            while True:
+                stop = seg_starts[s] if s < n_segs and seg_starts[s] < end else end
+                o, run = _ascii_range(data, p, stop, table, tmp, o, run)
+                if stop == end:
+                    break
+                o, run = _utf8_range(pieces, piece_offsets[s], piece_offsets[s + 1], table,
+                                     classes, punct, collapse, tmp, o, run)
+                p = seg_ends[s]
+                s += 1
+            if collapse and run == 1 and o > o0:
+                o -= 1  # the trailing run's space
+            lengths[i] = o - o0
     new_offsets = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
         new_offsets[i + 1] = new_offsets[i] + lengths[i]
-    out = np.empty(max(new_offsets[n], 1), dtype=np.uint8)
-    for c in prange(chunks.shape[0] - 1):
-        for i in range(chunks[c], chunks[c + 1]):
-            src = offsets[i] - base
-            dst = new_offsets[i]
-            for r in range(lengths[i]):
-                out[dst + r] = tmp[src + r]
-    return out[: new_offsets[n]], new_offsets
+    for c in range(1, n_chunks):  # in place, left to right: never onto unread bytes
+        src, dst = np.uint64(tmp_start[c]), np.uint64(new_offsets[chunks[c]])
+        for r in range(np.uint64(new_offsets[chunks[c + 1]] - new_offsets[chunks[c]])):
+            tmp[dst + r] = tmp[src + r]
+    return tmp[: new_offsets[n]], new_offsets
 
 
 @njit(parallel=True, cache=True, nogil=True)
