@@ -75,6 +75,13 @@ def test_missing_texts_callable_tokenizers_and_specs():
         features_and_fingerprints(words, 32)
 
 
+def test_binary_weights_take_no_memory():
+    """The verified path holds only hashes: the weights are one shared read-only 1.0."""
+    fb, _ = features_and_fingerprints(["the cat sat on the mat", "a dog"], 128)
+    assert fb.weights.shape == fb.hashes.shape and fb.weights.strides == (0,)
+    assert (fb.weights == 1.0).all() and not fb.weights.flags.writeable
+
+
 def test_empty_batch():
     fb, fps = features_and_fingerprints([], 128)
     assert len(fb) == 0 and fb.indptr.tolist() == [0] and fps.shape == (0, 2)

@@ -20,14 +20,18 @@ cost model that reach the recall.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+
+import numpy as np
 
 from ..config import config
 from .search.dense import sort_bits_for
 from .search.design import TableDesign, dense_rows_cost, pair_count
 from .search.families import collision_probability, sampled_recall
 
-__all__ = ["candidate_design", "candidate_threshold", "distance_pmf", "threshold_recall"]
+__all__ = ["background_pmf", "candidate_design", "candidate_threshold", "distance_pmf",
+           "threshold_recall"]
 
 
 def distance_pmf(threshold: float, bits: int) -> list[float]:
@@ -59,9 +63,46 @@ def threshold_recall(pmf: list[float], k: int, bits: int, sample_bits: int,
     return total
 
 
-def candidate_design(n_rows: int, threshold: float, bits: int, recall: float) -> TableDesign:
+def background_pmf(fps: np.ndarray, sample: int = 3000, seed: int | None = 0) -> np.ndarray:
+    """Share of pairs at each distance ``0..bits`` among ``sample`` rows of ``fps``
+    (``uint64[n, words]``) drawn with ``seed``: how far apart this corpus's documents'
+    fingerprints are, all pairs of the sample compared.
+
+    Related documents (one language, one kind of text) lie much closer than random
+    fingerprints; this is what the candidates at a threshold ``k`` cost to verify.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fps = np.random.default_rng(0).integers(0, 2**63, size=(500, 1), dtype=np.uint64)
+    >>> pmf = background_pmf(fps)
+    >>> pmf.shape, round(float(pmf.sum()), 6), int(np.argmax(pmf)) in (31, 32, 33)
+    ((65,), 1.0, True)
+    """
+    n, words = fps.shape
+    rows = np.random.default_rng(seed).choice(n, min(n, sample), replace=False)
+    s = fps[np.sort(rows)]
+    m = s.shape[0]
+    hist = np.zeros(64 * words + 1, dtype=np.int64)
+    for a in range(0, m - 1, 256):
+        b = min(a + 256, m)
+        d = np.bitwise_count(s[a:b, None, :] ^ s[None, :, :]).sum(axis=2, dtype=np.int64)
+        upper = np.arange(m)[None, :] > np.arange(a, b)[:, None]
+        hist += np.bincount(d[upper], minlength=hist.shape[0])
+    return hist / max(int(hist.sum()), 1)
+
+
+def candidate_design(n_rows: int, threshold: float, bits: int, recall: float, *,
+                     background: np.ndarray | None = None, verify_cost: float = 0.0,
+                     k: int | None = None) -> TableDesign:
     """The cheapest sampled design whose candidates include a pair at Jaccard
     ``threshold`` with probability ``>= recall`` (see the module docstring).
+
+    Without ``background`` (or with ``k``), ``k`` spends a tenth of the misses allowed.
+    With the corpus's ``background`` (:func:`background_pmf`) and the modelled cost of
+    verifying a candidate, ``k`` may be smaller, down to where it spends nine tenths:
+    fewer candidates to verify (related documents crowd just inside ``k``) against more
+    tables for the recall that is left; the cheapest total wins.
 
     Examples
     --------
@@ -70,9 +111,36 @@ def candidate_design(n_rows: int, threshold: float, bits: int, recall: float) ->
     >>> d.method, d.k, d.key_bits, d.tables
     ('sampling', 39, 12, 113)
     """
-    k = candidate_threshold(threshold, bits, 1.0 - (1.0 - recall) / 10.0)
+    k_hi = candidate_threshold(threshold, bits, 1.0 - (1.0 - recall) / 10.0)
+    if k is not None:
+        ks = [k]
+    elif background is None or verify_cost <= 0.0:
+        ks = [k_hi]
+    else:
+        k_lo = candidate_threshold(threshold, bits, 1.0 - 0.9 * (1.0 - recall))
+        ks = list(range(min(k_lo, k_hi), k_hi + 1))
     pmf = distance_pmf(threshold, bits)
     pairs = pair_count(n_rows, None)
+    best = None
+    for kk in ks:
+        d = _design_at(n_rows, pairs, pmf, kk, bits, recall)
+        if d is None:
+            continue
+        if background is not None and verify_cost > 0.0:
+            found = sum(float(background[x]) * sampled_recall(bits, x, d.key_bits, d.tables)
+                        for x in range(kk + 1))
+            d = dataclasses.replace(d, cost=float(d.cost + pairs * found * verify_cost))
+        if best is None or d.cost < best.cost:
+            best = d
+    if best is None:
+        raise ValueError(f"no sampled design within config['max_tables'] reaches recall "
+                         f"{recall} at threshold {threshold} with {bits}-bit fingerprints")
+    return best
+
+
+def _design_at(n_rows: int, pairs: float, pmf: list[float], k: int, bits: int,
+               recall: float) -> TableDesign | None:
+    """The cheapest sampled tables (search cost only) for ``recall`` at threshold ``k``."""
     best = None
     for r in range(4, min(bits - k, 48) + 1):
         if threshold_recall(pmf, k, bits, r, config["max_tables"]) < recall:
@@ -90,7 +158,4 @@ def candidate_design(n_rows: int, threshold: float, bits: int, recall: float) ->
         if best is None or cost < best.cost:
             best = TableDesign("sampling", bits, k, 0, lo, r, cand, cost,
                                sampled_recall(bits, k, r, lo))
-    if best is None:
-        raise ValueError(f"no sampled design within config['max_tables'] reaches recall "
-                         f"{recall} at threshold {threshold} with {bits}-bit fingerprints")
     return best

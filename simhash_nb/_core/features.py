@@ -40,13 +40,16 @@ def text_features(texts, spec: FingerprintSpec, n_jobs: int | None = None,
     return (fb, buf.valid) if return_valid else fb
 
 
-def binary_features(texts, spec: FingerprintSpec, bits: int, n_jobs: int | None = None):
+def binary_features(texts, spec: FingerprintSpec, bits: int, n_jobs: int | None = None, *,
+                    shared_weights: bool = False):
     """Binary-weight shingles of ``texts`` and their ``bits``-wide fingerprints, in one pass.
 
     Returns ``(FeatureBatch, uint64[n, bits // 64], validity)``: the batch
     :func:`text_features` gives with ``weights="binary"`` and the fingerprints
     :func:`simhash_nb.fingerprint_features` gives of it, bit for bit, from one
     tokenising pass (built-in tokenizers only); ``bits=0`` computes no fingerprints.
+    ``shared_weights``: the weights are one read-only 1.0 seen by every feature (no
+    memory; for callers that read only the hashes).
     """
     with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
@@ -55,9 +58,11 @@ def binary_features(texts, spec: FingerprintSpec, bits: int, n_jobs: int | None 
             buf.data, buf.offsets, balanced_chunks(buf.offsets), spec.ngram,
             np.uint64(spec.seed), kernel_classes(spec), bits // 64)
     hashes = buffer[:indptr[-1]]
-    if buffer.shape[0] > 1.25 * hashes.shape[0] + 1024:
+    if buffer.shape[0] > 1.5 * hashes.shape[0] + 1024:
         hashes = hashes.copy()  # the buffer is mostly within-document repeats: release it
-    return FeatureBatch(indptr, hashes, np.ones(hashes.shape[0])), fps, buf.valid
+    nnz = hashes.shape[0]
+    weights = np.broadcast_to(np.float64(1.0), (nnz,)) if shared_weights else np.ones(nnz)
+    return FeatureBatch(indptr, hashes, weights), fps, buf.valid
 
 
 def check_document_sizes(offsets: np.ndarray, start: int = 0) -> None:

@@ -269,8 +269,9 @@ def features_and_fingerprints(
     Returns
     -------
     (FeatureBatch, numpy.ndarray)
-        The features (distinct hashes in increasing order, weights 1) and
-        ``uint64[n]`` (64 bits) or ``uint64[n, 2]`` (128 bits) fingerprints.
+        The features (distinct hashes in increasing order, weights 1: from the built-in
+        tokenizers, one read-only 1.0 shared by every feature) and ``uint64[n]``
+        (64 bits) or ``uint64[n, 2]`` (128 bits) fingerprints.
 
     Raises
     ------
@@ -287,7 +288,7 @@ def features_and_fingerprints(
         raise ValueError(f"features_and_fingerprints makes binary features; the spec has "
                          f"weights={spec.weights!r}")
     if spec.tokenizer in _MODES:
-        fb, fps, valid = binary_features(texts, spec, bits, n_jobs)
+        fb, fps, valid = binary_features(texts, spec, bits, n_jobs, shared_weights=True)
         fps = fps[:, 0] if bits == 64 else fps
     else:
         fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)

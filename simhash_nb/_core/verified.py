@@ -21,7 +21,7 @@ import numpy as np
 from .._kernels import jaccard as _jk
 from .._kernels import unionfind as _uf
 from ..config import config
-from .candidates import candidate_design
+from .candidates import background_pmf, candidate_design
 from .clusters import check_keep, dedupe, keep_from_labels
 from .fingerprint import features_and_fingerprints
 from .parallel import threads
@@ -366,11 +366,19 @@ def _search(texts, threshold, recall, bits, feature_options, max_pairs, random_s
     ``(fb, k, what verify kept)``."""
     fb, fps = features_and_fingerprints(texts, bits, n_jobs=n_jobs, **feature_options)
     empty = fb.n_features == 0
-    k = candidate_design(max(len(fb), 2), threshold, bits, recall).k
+    words = as_words(fps)
+    n = max(len(fb), 2)
+    if words.shape[0] >= config["verify_sample_rows"]:  # what verifying costs on this corpus
+        background = background_pmf(words, seed=random_state)
+        cost = 2.0 * fb.hashes.shape[0] / n * config["search_cost_verify_feature"]
+        k = candidate_design(n, threshold, bits, recall, background=background,
+                             verify_cost=cost).k
+    else:
+        k = candidate_design(n, threshold, bits, recall).k
     opts = SearchOptions.make(bits, k, random_state=random_state,
                               max_pairs=check_max_pairs(max_pairs), progress=False)
-    opts = dataclasses.replace(
-        opts, designer=lambda rows: candidate_design(max(rows, 2), threshold, bits, recall))
+    opts = dataclasses.replace(opts, designer=lambda rows: candidate_design(
+        max(rows, 2), threshold, bits, recall, k=k))
     with threads(n_jobs):
-        kept = filtered_self_join(as_words(fps), opts, verify(fb, empty))
+        kept = filtered_self_join(words, opts, verify(fb, empty))
     return fb, k, kept

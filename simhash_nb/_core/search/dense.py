@@ -80,7 +80,8 @@ def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, 
     key_bits = int(max(bin(int(a)).count("1") + bin(int(b)).count("1") for a, b in family.masks))
     sort_bits = sort_bits_for(n, key_bits)
     cap = int(config["pairs_initial_capacity"])
-    wave = lanes * int(config["dense_tables_per_wave"])
+    # a filtered search holds its candidates until they are filtered: one table a lane
+    wave = lanes * (1 if keep is not None else int(config["dense_tables_per_wave"]))
     for start in range(0, todo.shape[0], wave):
         tables = todo[start:start + wave]
         use = 0 if got.over else cap
