@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from simhash_nb._kernels.lanes import near_lanes, near_lanes2
+from simhash_nb._kernels.lanes import clear_lanes2, near_lanes, near_lanes2
 
 
 @njit(cache=False)
@@ -41,3 +41,34 @@ def test_near_lanes_match_popcount(seed, n, words, k):
         v0[row] = f0 ^ np.bitwise_or.reduce(np.uint64(1) << flips[row].astype(np.uint64))
     got = _masks(v0, v1, f0, f1, np.uint64(k), words)
     np.testing.assert_array_equal(got, _expected(v0, v1, f0, f1, k, words))
+
+
+@njit(cache=False)
+def _clear(m0, m1, d0, d1):
+    out = np.empty(m0.shape[0] - 7, dtype=np.uint8)
+    for u in range(out.shape[0]):
+        out[u] = clear_lanes2(m0, m1, u, d0, d1)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(8, 40), st.integers(1, 40))
+def test_clear_lanes_match_the_mask_test(seed, n, r):
+    """Lane j says whether a pair differing by (d0, d1) agrees on every bit of mask u + j."""
+    rng = np.random.default_rng(seed)
+    m0 = np.zeros(n, dtype=np.uint64)
+    m1 = np.zeros(n, dtype=np.uint64)
+    for u in range(n):  # sampled masks of r bits over 128
+        for b in rng.choice(128, r, replace=False):
+            if b < 64:
+                m0[u] |= np.uint64(1) << np.uint64(b)
+            else:
+                m1[u] |= np.uint64(1) << np.uint64(b - 64)
+    d0, d1 = (np.bitwise_or.reduce(np.uint64(1) << rng.integers(0, 64, 3).astype(np.uint64))
+              for _ in range(2))
+    got = _clear(m0, m1, d0, d1)
+    clear = ((m0 & d0) | (m1 & d1)) == 0
+    want = np.array([sum(int(clear[u + j]) << j for j in range(8)) for u in range(n - 7)],
+                    dtype=np.uint8)
+    np.testing.assert_array_equal(got, want)
+    assert clear.any() or not got.any()

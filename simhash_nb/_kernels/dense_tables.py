@@ -23,7 +23,7 @@ A pair found by several tables is reported once, by its *owner*:
   blocks are the first ``b - k`` blocks on which the pair agrees (tables enumerate the
   block choices in lexicographic order), computed in ``O(b)``;
 - mask rule (any family of tables, e.g. sampled bits): the first table, in order,
-  whose mask the pair agrees on, found by an early-exit loop over the masks.
+  whose mask the pair agrees on, found by testing the masks eight at a time.
 
 Either rule also rejects pairs that share a hash but not the key (hash collisions).
 Rows are below ``2**32``; fingerprints arrive as ``uint64[n, words]``, words 1 or 2.
@@ -34,15 +34,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .lanes import near_lanes, near_lanes2
+from .lanes import clear_lanes2, near_lanes, near_lanes2
 from .popcount import popcount64
 
 PAD = 8  # slots after the last position of each word of the carried fingerprints
 
 
 @njit(cache=True, nogil=True)
-def owner(d0, d1, t, masks, block_masks, sels):
-    """Whether table ``t`` owns a pair whose fingerprints differ by ``(d0, d1)``."""
+def owner(d0, d1, t, mw0, mw1, block_masks, sels):
+    """Whether table ``t`` owns a pair whose fingerprints differ by ``(d0, d1)``.
+
+    ``mw0``, ``mw1``: the low and high words of the tables' key masks, padded by 8
+    (the mask rule tests eight tables a step, :func:`~simhash_nb._kernels.lanes.clear_lanes2`).
+    """
     if block_masks.shape[0] > 0:
         sel = sels[t]
         c = 0
@@ -54,9 +58,12 @@ def owner(d0, d1, t, masks, block_masks, sels):
                 if c == sel.shape[0]:
                     return True
         return False
-    for u in range(t + 1):
-        if (d0 & masks[u, 0]) == 0 and (d1 & masks[u, 1]) == 0:
-            return u == t
+    u = 0
+    while u <= t:
+        z = np.uint32(clear_lanes2(mw0, mw1, u, d0, d1))
+        if z:  # the first table the pair agrees on (table t does: one is <= t)
+            return u + np.int64(popcount64(np.uint64((z & (~z + np.uint32(1))) - 1))) == t
+        u += 8
     return False
 
 
@@ -110,7 +117,7 @@ def partition_rows(fps, mask, mult, sort_bits, top_bits, rows, fp, counts, bound
 
 @njit(cache=True, nogil=True)
 def group_pairs(rows, fp, s, e, mask, mult, sort_bits, low_bits, rows_t, fp_t, counts, k, t,
-                n_left, masks, block_masks, sels, wa, wb, left, right, dist, base, room):
+                n_left, mw0, mw1, block_masks, sels, wa, wb, left, right, dist, base, room):
     """Sort the entries ``[s, e)`` of one group (in cache) by the low ``low_bits`` of
     their hash into ``rows_t``/``fp_t`` (a counting sort: the buckets it fills are the
     runs of equal hash), then verify every pair of every run; write the pairs table
@@ -151,7 +158,7 @@ def group_pairs(rows, fp, s, e, mask, mult, sort_bits, low_bits, rows_t, fp_t, c
         be = counts[d]
         if be - bs > 1:
             cr, wr = run_pairs(rows_t, fp_t[0], fp_t[words - 1], words, bs, be, k, t, n_left,
-                               masks, block_masks, sels, wa, wb, left, right, dist, base + c,
+                               mw0, mw1, block_masks, sels, wa, wb, left, right, dist, base + c,
                                room - c)
             c += cr
             wsum += wr
@@ -160,7 +167,7 @@ def group_pairs(rows, fp, s, e, mask, mult, sort_bits, low_bits, rows_t, fp_t, c
 
 
 @njit(cache=True, nogil=True, inline="always")
-def run_pairs(rows, v0, v1, words, s, e, k, t, n_left, masks, block_masks, sels, wa, wb,
+def run_pairs(rows, v0, v1, words, s, e, k, t, n_left, mw0, mw1, block_masks, sels, wa, wb,
               left, right, dist, base, room):
     """Verify the pairs of one run ``[s, e)`` (entries sharing a hash, rows ascending;
     fingerprint words ``v0[x]``, ``v1[x]``), eight candidates per step."""
@@ -195,7 +202,7 @@ def run_pairs(rows, v0, v1, words, s, e, k, t, n_left, masks, block_masks, sels,
                 near &= near - one
                 d0 = f0 ^ v0[yy]
                 d1 = (f1 ^ v1[yy]) if words == 2 else zero
-                if not owner(d0, d1, t, masks, block_masks, sels):
+                if not owner(d0, d1, t, mw0, mw1, block_masks, sels):
                     continue
                 rx = np.int64(rows[x])
                 ry = np.int64(rows[yy])
@@ -233,6 +240,11 @@ def search_dense(fps, n_left, tables, masks, mults, sort_bits, top_bits, block_m
     start = np.full(n_w, -1, dtype=np.int64)
     low_bits = sort_bits - top_bits
     n_top = 1 << top_bits
+    mw0 = np.zeros(masks.shape[0] + PAD, dtype=np.uint64)  # word-major, padded: 8 a step
+    mw1 = np.zeros(masks.shape[0] + PAD, dtype=np.uint64)
+    for u in range(masks.shape[0]):
+        mw0[u] = masks[u, 0]
+        mw1[u] = masks[u, 1]
     for th in prange(n_threads):
         used = 0
         full = False
@@ -251,7 +263,7 @@ def search_dense(fps, n_left, tables, masks, mults, sort_bits, top_bits, block_m
                     continue
                 cd, wd = group_pairs(rows[th], fp[th], s0, e0, masks[t], mults[t], sort_bits,
                                      low_bits, rows_t[th], fp_t[th], h_lo[th], k, t, n_left,
-                                     masks, block_masks, sels, wa, wb, left, right, dist,
+                                     mw0, mw1, block_masks, sels, wa, wb, left, right, dist,
                                      th * cap + used + c, max(0, room - c))
                 c += cd
                 ws += wd

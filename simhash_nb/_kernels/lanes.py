@@ -1,5 +1,8 @@
 """Eight Hamming tests at once, written as LLVM vector IR.
 
+:func:`clear_lanes2` answers the same for eight key masks: which of them a pair agrees
+on (the owner rule of :mod:`simhash_nb._kernels.dense_tables`).
+
 :func:`near_lanes` answers, for the eight fingerprints ``v[y], ..., v[y + 7]``, which
 are within ``k`` bits of ``f``: an 8-bit mask, lane ``j`` set iff
 ``popcount(f ^ v[y + j]) <= k`` (128-bit fingerprints: the two words' counts added).
@@ -93,6 +96,27 @@ def near_lanes2(typingctx, v0, v1, y, f0, f1, k):
     return sig, codegen
 
 
+@intrinsic
+def clear_lanes2(typingctx, m0, m1, u, d0, d1):
+    """``uint8``: bit ``j`` set iff ``d0 & m0[u + j]`` and ``d1 & m1[u + j]`` are both 0
+    (a pair differing by ``(d0, d1)`` agrees on every bit of mask ``u + j``), ``j < 8``.
+
+    ``m0``, ``m1`` are C-contiguous ``uint64[:]``; ``u + 8 <= len`` is the caller's duty.
+    """
+    if not (_is_c_u64(m0) and _is_c_u64(m1)):
+        raise errors.TypingError("clear_lanes2: m0, m1 must be C-contiguous uint64[:]")
+    sig = types.uint8(m0, m1, types.int64, types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        a0, a1, uu, g0, g1 = args
+        x0 = builder.and_(_load8(builder, context, signature.args[0], a0, uu), _splat(builder, g0))
+        x1 = builder.and_(_load8(builder, context, signature.args[1], a1, uu), _splat(builder, g1))
+        clear = builder.icmp_unsigned("==", builder.or_(x0, x1), ir.Constant(_V8I, 0))
+        return builder.bitcast(clear, _I8)
+
+    return sig, codegen
+
+
 def _lane_mask(near):
     """``uint8`` whose bit ``j`` is ``near[j]`` (the bitcast of an ``<8 x i1>``)."""
     return np.uint8(np.packbits(near, bitorder="little")[0])
@@ -111,6 +135,12 @@ def _near_lanes2_py(v0, v1, y, f0, f1, k):
     return _lane_mask(d <= np.uint64(k))
 
 
+def _clear_lanes2_py(m0, m1, u, d0, d1):
+    """The twin of :func:`clear_lanes2` in numpy, for ``NUMBA_DISABLE_JIT=1``."""
+    return _lane_mask(((m0[u:u + 8] & np.uint64(d0)) | (m1[u:u + 8] & np.uint64(d1))) == 0)
+
+
 if numba.config.DISABLE_JIT:
     near_lanes = _near_lanes_py
     near_lanes2 = _near_lanes2_py
+    clear_lanes2 = _clear_lanes2_py

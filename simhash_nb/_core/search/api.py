@@ -188,13 +188,13 @@ def filtered_self_join(a, opts: SearchOptions, verify) -> tuple[np.ndarray, ...]
     parts = [verify(*identical_rows(ga))]
     ua = ga.distinct(a)
     design = opts.design(ua.shape[0])
-    w = ga.weights()
+    unweighted = np.empty(0, dtype=np.int64)  # no limit to weigh the pairs against
 
     def keep(u, v, d):
         return verify(*expand_pairs(u, v, d, ga, ga, True))
 
     with opts.bar(design) as bar:
-        got = search_distinct(ua, None, opts.k, design, w, w, 2**62, work,
+        got = search_distinct(ua, None, opts.k, design, unweighted, unweighted, 2**62, work,
                               random_state=opts.random_state, progress=bar, keep=keep)
     parts += got.kept
     if got.parts:
