@@ -223,3 +223,16 @@ def test_filtered_self_join_streams_the_sampled_search(monkeypatch):
     assert sum(calls) >= 3000 * 0.98  # planted pairs (distance <= 6), each once at most
     assert sum(calls) <= 3000 + identical + 5 * 2 + 50
     assert (d == 0).all() and len(i) == identical
+
+
+def test_progress_bar_over_the_candidate_tables(capsys):
+    rng = np.random.default_rng(2)
+    vocab = [f"w{x}" for x in range(20000)]
+    texts = [" ".join(rng.choice(vocab, 30)) for _ in range(5000)]
+    texts += [t + " end" for t in texts[:50]]
+    got = sh.near_duplicate_texts(texts, 0.7, tokenizer="word", ngram=3, progress=True)
+    err = capsys.readouterr().err
+    assert "searching" in err and "table" in err
+    assert len(got) == 50
+    sh.cluster_texts(texts, 0.7, tokenizer="word", ngram=3, progress=False)
+    assert "searching" not in capsys.readouterr().err

@@ -132,6 +132,7 @@ def near_duplicate_texts(
     max_pairs: int | None = None,
     random_state: int | None = 0,
     n_jobs: int | None = None,
+    progress: bool | None = None,
 ) -> SimilarPairs:
     """Every pair of texts whose shingle sets have Jaccard similarity ``>= threshold``,
     verified exactly.
@@ -164,6 +165,9 @@ def near_duplicate_texts(
         Seed of the sampled tables.
     n_jobs : int, optional
         Threads.
+    progress : bool, optional
+        A progress bar over the candidate search's tables on stderr (default: shown when
+        stderr is a terminal and the search is modelled to take a while).
 
     Returns
     -------
@@ -215,7 +219,7 @@ def near_duplicate_texts(
 
     fb, k, (i, j, d, sims) = _search(texts, threshold, recall, bits, dict(
         tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
-        params=params), max_pairs, random_state, n_jobs, verify)
+        params=params), max_pairs, random_state, n_jobs, progress, verify)
     return SimilarPairs(i, j, sims, d, len(fb), threshold, recall, k, bits)
 
 
@@ -234,6 +238,7 @@ def cluster_texts(
     max_pairs: int | None = None,
     random_state: int | None = 0,
     n_jobs: int | None = None,
+    progress: bool | None = None,
 ) -> np.ndarray:
     """Clusters of texts joined by pairs at Jaccard similarity ``>= threshold``.
 
@@ -247,7 +252,7 @@ def cluster_texts(
     Parameters
     ----------
     texts, threshold, recall, bits, tokenizer, ngram, normalize, seed, spec, params, \
-max_pairs, random_state, n_jobs
+max_pairs, random_state, n_jobs, progress
         As in :func:`near_duplicate_texts`.
 
     Returns
@@ -291,7 +296,7 @@ max_pairs, random_state, n_jobs
 
     _search(texts, threshold, recall, bits, dict(
         tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
-        params=params), max_pairs, random_state, n_jobs, verify)
+        params=params), max_pairs, random_state, n_jobs, progress, verify)
     return _uf.resolve(parent)
 
 
@@ -311,13 +316,14 @@ def dedupe_texts(
     max_pairs: int | None = None,
     random_state: int | None = 0,
     n_jobs: int | None = None,
+    progress: bool | None = None,
 ) -> np.ndarray:
     """Boolean mask keeping one text per cluster of :func:`cluster_texts`.
 
     Parameters
     ----------
     texts, threshold, recall, bits, tokenizer, ngram, normalize, seed, spec, params, \
-max_pairs, random_state, n_jobs
+max_pairs, random_state, n_jobs, progress
         As in :func:`near_duplicate_texts`.
     keep : {"first", "last", False}, default "first"
         As in :func:`simhash_nb.dedupe`.
@@ -342,7 +348,7 @@ max_pairs, random_state, n_jobs
     labels = cluster_texts(texts, threshold, recall=recall, bits=bits, tokenizer=tokenizer,
                            ngram=ngram, normalize=normalize, seed=seed, spec=spec,
                            params=params, max_pairs=max_pairs, random_state=random_state,
-                           n_jobs=n_jobs)
+                           n_jobs=n_jobs, progress=progress)
     return keep_from_labels(labels, keep)
 
 
@@ -359,7 +365,7 @@ def _check(threshold, recall, bits) -> tuple[float, float]:
 
 
 def _search(texts, threshold, recall, bits, feature_options, max_pairs, random_state, n_jobs,
-            verify):
+            progress, verify):
     """Shingles and fingerprints of ``texts``, then the candidate search, each wave of
     candidates passed to ``verify(fb, empty)(i, j, d)`` as it comes (see
     :func:`~simhash_nb._core.search.api.filtered_self_join`). Returns
@@ -376,7 +382,7 @@ def _search(texts, threshold, recall, bits, feature_options, max_pairs, random_s
     else:
         k = candidate_design(n, threshold, bits, recall).k
     opts = SearchOptions.make(bits, k, random_state=random_state,
-                              max_pairs=check_max_pairs(max_pairs), progress=False)
+                              max_pairs=check_max_pairs(max_pairs), progress=progress)
     opts = dataclasses.replace(opts, designer=lambda rows: candidate_design(
         max(rows, 2), threshold, bits, recall, k=k))
     with threads(n_jobs):

@@ -284,7 +284,8 @@ def verified_pairs(args, recipe, clusters: bool = False):
         texts if valid.all() else texts.filter(valid), args.threshold,
         recall=0.99 if args.recall is None else args.recall, tokenizer=spec.tokenizer,
         ngram=spec.ngram, normalize=spec.normalize, seed=spec.seed,
-        params=dict(spec.params) or None, n_jobs=args.n_jobs)
+        params=dict(spec.params) or None, n_jobs=args.n_jobs,
+        progress=False if args.quiet else (True if args.progress else None))
     return got, pos, ids, n
 
 
