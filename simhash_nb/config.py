@@ -84,6 +84,9 @@ _DEFAULTS: dict[str, Any] = {
     # Identical fingerprints among fewer rows than this are grouped with numpy's sort
     # (no kernel to compile on a first call); more rows take the parallel radix sort.
     "numpy_group_rows": 20_000,
+    # Batches of fewer text bytes than this find their non-ASCII pieces with numpy (no
+    # kernel to compile on a first call), more with the parallel kernel.
+    "numpy_segment_bytes": 1 << 23,
     # Searches and index runs over fewer rows than this run on one thread.
     "parallel_min_rows": 20_000,
     # --- Dask (distributed.py) ---

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simhash_nb as sh
-from simhash_nb._core.text import normalize, text_buffers
+from simhash_nb._core.text import normalize, segments_numpy, text_buffers
 from tests import naive
 
 
@@ -140,6 +140,24 @@ def test_nonascii_segments_matches_reference(texts, cut):
     data, offsets = _buffers(arr)
     offsets = np.ascontiguousarray(offsets)
     starts, ends = nonascii_segments(data, offsets, balanced_chunks(offsets, 2))
+    want = [(int(offsets[i]) + a, int(offsets[i]) + b) for i, t in enumerate(arr.to_pylist())
+            for a, b in naive.nonascii_segments(t.encode())]
+    assert list(zip(starts.tolist(), ends.tolist(), strict=True)) == want
+    starts, ends = segments_numpy(data, offsets)  # the small-batch path: the same pieces
+    assert list(zip(starts.tolist(), ends.tolist(), strict=True)) == want
+
+
+@given(st.lists(st.one_of(st.none(), st.text(alphabet=PIECE_ALPHABET, max_size=20)),
+                max_size=10), st.integers(1, 4))
+def test_segments_on_a_sliced_buffer_stay_inside_the_documents(texts, cut):
+    """Bytes of the buffer before the first or after the last document are no piece."""
+    from simhash_nb._core.text import _buffers
+
+    arr = pa.array(["é!"] * cut + [t or "" for t in texts] + ["ü"] * cut,
+                   pa.large_string()).slice(cut, len(texts))
+    data, offsets = _buffers(arr)
+    offsets = np.ascontiguousarray(offsets)
+    starts, ends = segments_numpy(data, offsets)
     want = [(int(offsets[i]) + a, int(offsets[i]) + b) for i, t in enumerate(arr.to_pylist())
             for a, b in naive.nonascii_segments(t.encode())]
     assert list(zip(starts.tolist(), ends.tolist(), strict=True)) == want

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._kernels.normalize import ascii_lower, nonascii_segments, squeeze
+from ..config import config
 from .parallel import balanced_chunks
 from .unicode import word_classes
 
@@ -338,6 +339,35 @@ def _pieces(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, steps: tuple
     return np.array(pieces), np.array(piece_offsets, dtype=np.int64)
 
 
+def segments_numpy(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~simhash_nb._kernels.normalize.nonascii_segments` in numpy: the same pieces
+    (each run of bytes ``>= 0x80`` with the ASCII byte before it in the same document),
+    without a kernel to compile, for small batches."""
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    high = np.zeros(data.shape[0] + 1, dtype=bool)
+    high[lo:hi] = data[lo:hi] >= 0x80
+    if not high.any():
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    first = np.zeros(data.shape[0] + 1, dtype=bool)  # where a document starts
+    first[offsets[:-1]] = True
+    last = np.zeros(data.shape[0] + 1, dtype=bool)  # where a document's last byte is
+    last[offsets[1:][offsets[1:] > offsets[:-1]] - 1] = True
+    run_start = high[:-1] & (first[:-1] | ~np.concatenate(([False], high[:-2])))
+    run_end = high[:-1] & (last[:-1] | ~high[1:])
+    starts = np.flatnonzero(run_start)
+    ends = np.flatnonzero(run_end) + 1
+    starts = np.where(first[starts], starts, starts - 1)  # with the ASCII byte before
+    return starts.astype(np.int64), ends.astype(np.int64)
+
+
+def segments(data: np.ndarray, offsets: np.ndarray, chunks: np.ndarray):
+    """The non-ASCII pieces of the documents: numpy below ``config["numpy_segment_bytes"]``
+    (no kernel to compile on a first call), else the parallel kernel."""
+    if offsets[-1] - offsets[0] < config["numpy_segment_bytes"]:
+        return segments_numpy(data, offsets)
+    return nonascii_segments(data, offsets, chunks)
+
+
 def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1,
                  start: int = 0) -> TextBuffers:
     """Normalised UTF-8 buffers of ``texts`` (no per-document Python loop).
@@ -369,7 +399,7 @@ def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1,
         return TextBuffers(data, offsets, valid)
     chunks = balanced_chunks(offsets)
     ascii_map = _ascii_map(normalize)
-    starts, ends = nonascii_segments(data, offsets, chunks)
+    starts, ends = segments(data, offsets, chunks)
     if not (punct or collapse or starts.shape[0] or np.any(ascii_map != np.arange(128))):
         return TextBuffers(data, offsets, valid)  # nfkc alone, on ASCII texts
     pieces, piece_offsets = _pieces(data, starts, ends, piece_steps, n_threads)
