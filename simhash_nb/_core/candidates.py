@@ -111,14 +111,15 @@ def candidate_design(n_rows: int, threshold: float, bits: int, recall: float, *,
     >>> d.method, d.k, d.key_bits, d.tables
     ('sampling', 39, 12, 113)
     """
+    aware = background is not None and verify_cost > 0.0
     k_hi = candidate_threshold(threshold, bits, 1.0 - (1.0 - recall) / 10.0)
     if k is not None:
         ks = [k]
-    elif background is None or verify_cost <= 0.0:
-        ks = [k_hi]
-    else:
+    elif aware:
         k_lo = candidate_threshold(threshold, bits, 1.0 - 0.9 * (1.0 - recall))
         ks = list(range(min(k_lo, k_hi), k_hi + 1))
+    else:
+        ks = [k_hi]
     pmf = distance_pmf(threshold, bits)
     pairs = pair_count(n_rows, None)
     best = None
@@ -126,7 +127,7 @@ def candidate_design(n_rows: int, threshold: float, bits: int, recall: float, *,
         d = _design_at(n_rows, pairs, pmf, kk, bits, recall)
         if d is None:
             continue
-        if background is not None and verify_cost > 0.0:
+        if aware:
             found = sum(float(background[x]) * sampled_recall(bits, x, d.key_bits, d.tables)
                         for x in range(kk + 1))
             d = dataclasses.replace(d, cost=float(d.cost + pairs * found * verify_cost))

@@ -198,18 +198,19 @@ def near_duplicate_texts(
     """
     threshold, recall = _check(threshold, recall, bits)
     limit = check_max_pairs(max_pairs)
-    kept = [0]
+    kept = 0
 
     def verify(fb, empty):
         def keep(i, j, d):
+            nonlocal kept
             ok = ~(empty[i] | empty[j])  # a document without shingles is in no pair
             i, j, d = i[ok], j[ok], d[ok]
             sims = np.empty(i.shape[0], dtype=np.float64)
             if i.shape[0]:
                 _jk.pair_similarities_above(fb.indptr, fb.hashes, i, j, threshold, sims)
             ok = sims >= threshold
-            kept[0] += int(np.count_nonzero(ok))
-            if kept[0] > limit:
+            kept += int(np.count_nonzero(ok))
+            if kept > limit:
                 raise TooManyPairsError(
                     f"near_duplicate_texts would return more than max_pairs={limit:,} "
                     f"pairs at threshold {threshold}; raise max_pairs or the threshold, or "
