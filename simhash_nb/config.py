@@ -60,16 +60,20 @@ _DEFAULTS: dict[str, Any] = {
     "search_cost_verify": 60e-9,
     "search_cost_brute": 0.85e-9,
     # Dense tables: per row per table (hash, two radix passes moving the fingerprint,
-    # scan), per candidate pair (a streamed, vectorised popcount).
-    # (Measured with the 8-lane run scan, 2026-12-01: 20 ns and 0.15 ns of wall time on
-    # two threads.)
-    "search_cost_dense_row": 40e-9,
-    "search_cost_dense_candidate": 0.3e-9,
+    # scan), per candidate pair (a streamed, vectorised popcount), and the share more
+    # of each for a second word (128 bits). Measured with the 8-lane run scan, in
+    # seconds of one thread, 2026-12-01: 34 ns and 0.24 ns at 64 bits, 45 ns and
+    # 0.37 ns at 128 bits, alike at 1M and 10M rows.
+    "search_cost_dense_row": 34e-9,
+    "search_cost_dense_word": 0.3,
+    "search_cost_dense_candidate": 0.24e-9,
+    "search_cost_dense_candidate_word": 0.5,
     # The verified path (near_duplicate_texts): verifying a candidate, per shingle of the
     # two documents (a merge of their sorted hashes), in the units of the costs above
     # (measured against the dense tables: 141 ms a table of 1M 128-bit rows, 270 ns a
-    # candidate of 2 x 112 shingles, 2026-12-01).
-    "search_cost_verify_feature": 0.65e-9,
+    # candidate of 2 x 112 shingles, 2026-12-01; scaled by 1.1 with the dense costs'
+    # recalibration, which keeps the k chosen on the benchmark corpora).
+    "search_cost_verify_feature": 0.72e-9,
     # ... and from this many texts on, k is chosen with the corpus's distances (a sample
     # of 3,000 fingerprints, all pairs): below it, verifying costs little anyway.
     "verify_sample_rows": 50_000,

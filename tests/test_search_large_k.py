@@ -52,16 +52,23 @@ def test_dense_cross_join_and_forced_blocks(bits, k, blocks):
     assert_pairs_equal(got, _brute(a, k, b))
 
 
-def test_dense_adversarial_near_identical_groups():
+@pytest.mark.parametrize("bits", [64, 128])
+def test_dense_adversarial_near_identical_groups(bits):
     rng = np.random.default_rng(7)
-    base = rng.integers(0, 2**64, size=1, dtype=np.uint64)[0]
-    # 600 rows within 2 bits of one fingerprint, 600 identical, plus random rows
-    near = np.array([base ^ (np.uint64(1) << np.uint64(b)) for b in rng.integers(0, 64, 600)],
-                    dtype=np.uint64)
-    fps = np.concatenate([near, np.full(600, base, dtype=np.uint64),
-                          rng.integers(0, 2**64, size=2000, dtype=np.uint64)])
-    got = sh.near_duplicates(fps, 12, method="dense", max_pairs=10**7)
-    assert_pairs_equal(got, _brute(fps, 12))
+    words = bits // 64
+    base = rng.integers(0, 2**64, size=(1, words), dtype=np.uint64)
+    # 600 rows within 2 bits of one fingerprint, 600 identical, plus random rows: runs
+    # whose near steps overflow the kernel's list of hits many times over
+    near = np.repeat(base, 600, axis=0)
+    for x, b in enumerate(rng.integers(0, bits, 600).tolist()):
+        near[x, b // 64] ^= np.uint64(1) << np.uint64(b % 64)
+    fps = np.concatenate([near, np.repeat(base, 600, axis=0),
+                          rng.integers(0, 2**64, size=(2000, words), dtype=np.uint64)])
+    fps = fps[:, 0].copy() if words == 1 else fps
+    k = 12 if bits == 64 else 30
+    got = sh.near_duplicates(fps, k, method="dense", max_pairs=10**7)
+    assert len(got) > 600 * 599  # the identical rows alone
+    assert_pairs_equal(got, _brute(fps, k))
 
 
 @settings(max_examples=25, deadline=None)

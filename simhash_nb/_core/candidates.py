@@ -27,7 +27,7 @@ import numpy as np
 
 from ..config import config
 from .search.dense import sort_bits_for
-from .search.design import TableDesign, dense_rows_cost, pair_count
+from .search.design import TableDesign, dense_candidate_cost, dense_rows_cost, pair_count
 from .search.families import collision_probability, sampled_recall
 
 __all__ = ["background_pmf", "candidate_design", "candidate_threshold", "distance_pmf",
@@ -155,7 +155,7 @@ def _design_at(n_rows: int, pairs: float, pmf: list[float], k: int, bits: int,
                 lo = mid + 1
         collide = 2.0 ** -sort_bits_for(n_rows, r)
         cand = lo * pairs * (2.0**-r + collide)
-        cost = lo * dense_rows_cost(n_rows) + cand * config["search_cost_dense_candidate"]
+        cost = lo * dense_rows_cost(n_rows, bits) + cand * dense_candidate_cost(bits)
         if best is None or cost < best.cost:
             best = TableDesign("sampling", bits, k, 0, lo, r, cand, cost,
                                sampled_recall(bits, k, r, lo))

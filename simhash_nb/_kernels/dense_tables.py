@@ -38,6 +38,7 @@ from .lanes import clear_lanes2, near_lanes, near_lanes2
 from .popcount import popcount64
 
 PAD = 8  # slots after the last position of each word of the carried fingerprints
+HITS = 256  # steps with a near lane listed before their pairs are written (run_pairs)
 
 
 @njit(cache=True, nogil=True)
@@ -117,7 +118,8 @@ def partition_rows(fps, mask, mult, sort_bits, top_bits, rows, fp, counts, bound
 
 @njit(cache=True, nogil=True)
 def group_pairs(rows, fp, s, e, mask, mult, sort_bits, low_bits, rows_t, fp_t, counts, k, t,
-                n_left, mw0, mw1, block_masks, sels, wa, wb, left, right, dist, base, room):
+                n_left, mw0, mw1, block_masks, sels, wa, wb, left, right, dist, base, room,
+                hits):
     """Sort the entries ``[s, e)`` of one group (in cache) by the low ``low_bits`` of
     their hash into ``rows_t``/``fp_t`` (a counting sort: the buckets it fills are the
     runs of equal hash), then verify every pair of every run; write the pairs table
@@ -159,7 +161,7 @@ def group_pairs(rows, fp, s, e, mask, mult, sort_bits, low_bits, rows_t, fp_t, c
         if be - bs > 1:
             cr, wr = run_pairs(rows_t, fp_t[0], fp_t[words - 1], words, bs, be, k, t, n_left,
                                mw0, mw1, block_masks, sels, wa, wb, left, right, dist, base + c,
-                               room - c)
+                               room - c, hits)
             c += cr
             wsum += wr
         bs = be
@@ -168,14 +170,15 @@ def group_pairs(rows, fp, s, e, mask, mult, sort_bits, low_bits, rows_t, fp_t, c
 
 @njit(cache=True, nogil=True, inline="always")
 def run_pairs(rows, v0, v1, words, s, e, k, t, n_left, mw0, mw1, block_masks, sels, wa, wb,
-              left, right, dist, base, room):
+              left, right, dist, base, room, hits):
     """Verify the pairs of one run ``[s, e)`` (entries sharing a hash, rows ascending;
-    fingerprint words ``v0[x]``, ``v1[x]``), eight candidates per step."""
+    fingerprint words ``v0[x]``, ``v1[x]``), eight candidates per step.
+
+    :func:`scan_run` finds the steps with a lane within ``k`` and lists them in
+    ``hits`` (``int64[HITS, 3]``), a few hundred at a time; :func:`keep_hits` then
+    writes the pairs they hold. Keeping the two apart keeps the step loop in
+    registers (measured 1.4x faster on runs of 150 rows than one loop doing both)."""
     kk = np.uint64(k)
-    weigh_a = wa.shape[0] > 0
-    weigh_b = wb.shape[0] > 0
-    zero = np.uint64(0)
-    one = np.uint32(1)
     c = 0
     wsum = 0
     if n_left >= 0:
@@ -183,38 +186,98 @@ def run_pairs(rows, v0, v1, words, s, e, k, t, n_left, mw0, mw1, block_masks, se
         while m < e and np.int64(rows[m]) < n_left:
             m += 1
         x_end = m
+        y_from = m
     else:
-        m = s + 1
         x_end = e - 1
-    for x in range(s, x_end):
+        y_from = -1
+    x = s
+    y = m if n_left >= 0 else s + 1
+    while x < x_end:
+        nh, x, y = scan_run(v0, v1, words, x, y, x_end, e, y_from, kk, hits)
+        if nh:
+            cr, wr = keep_hits(nh, hits, e, rows, v0, v1, words, t, n_left, mw0, mw1,
+                               block_masks, sels, wa, wb, left, right, dist, base + c, room - c)
+            c += cr
+            wsum += wr
+    return c, wsum
+
+
+@njit(cache=True, nogil=True, inline="always")
+def scan_run(v0, v1, words, x, y, x_end, e, y_from, kk, hits):
+    """Test row ``x`` against rows ``y, y + 8, ...`` below ``e``, then each next row
+    (against ``y_from`` on, or the rows after it when ``y_from < 0``) while below
+    ``x_end``; list each step with a lane within ``kk`` as ``(x, y, lanes)`` in ``hits``
+    until it is full. Returns ``(listed, x, y)``: where to go on (``x == x_end``: done).
+    Lanes past ``e`` (the next run, or padding) are left for :func:`keep_hits` to drop."""
+    nh = 0
+    cap = hits.shape[0]
+    while x < x_end:
+        f0 = v0[x]
+        if words == 1:
+            while y < e:
+                near = near_lanes(v0, y, f0, kk)
+                if near:
+                    hits[nh, 0] = x
+                    hits[nh, 1] = y
+                    hits[nh, 2] = near
+                    nh += 1
+                    if nh == cap:
+                        return nh, x, y + 8
+                y += 8
+        else:
+            f1 = v1[x]
+            while y < e:
+                near = near_lanes2(v0, v1, y, f0, f1, kk)
+                if near:
+                    hits[nh, 0] = x
+                    hits[nh, 1] = y
+                    hits[nh, 2] = near
+                    nh += 1
+                    if nh == cap:
+                        return nh, x, y + 8
+                y += 8
+        x += 1
+        y = y_from if y_from >= 0 else x + 1
+    return nh, x, y
+
+
+@njit(cache=True, nogil=True)
+def keep_hits(nh, hits, e, rows, v0, v1, words, t, n_left, mw0, mw1, block_masks, sels, wa,
+              wb, left, right, dist, base, room):
+    """The pairs ``(x, y + j)`` of the listed steps ``(x, y, lanes)`` of a run ending at
+    ``e`` (lanes ``j`` with ``y + j < e``) that table ``t`` owns, written from ``base``
+    while within ``room``. Returns ``(count, weighted)`` as :func:`group_pairs`."""
+    one = np.uint32(1)
+    zero = np.uint64(0)
+    weigh_a = wa.shape[0] > 0
+    weigh_b = wb.shape[0] > 0
+    c = 0
+    wsum = 0
+    for h in range(nh):
+        x = hits[h, 0]
+        y = hits[h, 1]
+        lanes = np.uint32(hits[h, 2])
+        if e - y < 8:
+            lanes &= (one << np.uint32(e - y)) - one
         f0 = v0[x]
         f1 = v1[x] if words == 2 else zero
-        y = m if n_left >= 0 else x + 1
-        while y < e:
-            if words == 1:
-                near = np.uint32(near_lanes(v0, y, f0, kk))
-            else:
-                near = np.uint32(near_lanes2(v0, v1, y, f0, f1, kk))
-            if e - y < 8:
-                near &= (one << np.uint32(e - y)) - one
-            while near:  # hits are rare
-                yy = y + np.int64(popcount64(np.uint64((near & (~near + one)) - one)))
-                near &= near - one
-                d0 = f0 ^ v0[yy]
-                d1 = (f1 ^ v1[yy]) if words == 2 else zero
-                if not owner(d0, d1, t, mw0, mw1, block_masks, sels):
-                    continue
-                rx = np.int64(rows[x])
-                ry = np.int64(rows[yy])
-                if n_left >= 0:
-                    ry -= n_left
-                if c < room:
-                    left[base + c] = rx
-                    right[base + c] = ry
-                    dist[base + c] = popcount64(d0) + popcount64(d1)
-                c += 1
-                wsum += (wa[rx] if weigh_a else 1) * (wb[ry] if weigh_b else 1)
-            y += 8
+        while lanes:
+            yy = y + np.int64(popcount64(np.uint64((lanes & (~lanes + one)) - one)))
+            lanes &= lanes - one
+            d0 = f0 ^ v0[yy]
+            d1 = (f1 ^ v1[yy]) if words == 2 else zero
+            if not owner(d0, d1, t, mw0, mw1, block_masks, sels):
+                continue
+            rx = np.int64(rows[x])
+            ry = np.int64(rows[yy])
+            if n_left >= 0:
+                ry -= n_left
+            if c < room:
+                left[base + c] = rx
+                right[base + c] = ry
+                dist[base + c] = popcount64(d0) + popcount64(d1)
+            c += 1
+            wsum += (wa[rx] if weigh_a else 1) * (wb[ry] if weigh_b else 1)
     return c, wsum
 
 
@@ -249,6 +312,7 @@ def search_dense(fps, n_left, tables, masks, mults, sort_bits, top_bits, block_m
         used = 0
         full = False
         bounds = np.empty(n_top + 1, dtype=np.int64)
+        hits = np.empty((HITS, 3), dtype=np.int64)
         for w in range(th, n_w, n_threads):
             t = tables[w]
             partition_rows(fps, masks[t], mults[t], sort_bits, top_bits, rows[th], fp[th],
@@ -264,7 +328,7 @@ def search_dense(fps, n_left, tables, masks, mults, sort_bits, top_bits, block_m
                 cd, wd = group_pairs(rows[th], fp[th], s0, e0, masks[t], mults[t], sort_bits,
                                      low_bits, rows_t[th], fp_t[th], h_lo[th], k, t, n_left,
                                      mw0, mw1, block_masks, sels, wa, wb, left, right, dist,
-                                     th * cap + used + c, max(0, room - c))
+                                     th * cap + used + c, max(0, room - c), hits)
                 c += cd
                 ws += wd
             counts[w] = c

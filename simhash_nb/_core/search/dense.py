@@ -80,10 +80,15 @@ def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, 
     key_bits = int(max(bin(int(a)).count("1") + bin(int(b)).count("1") for a, b in family.masks))
     sort_bits = sort_bits_for(n, key_bits)
     cap = int(config["pairs_initial_capacity"])
-    # a filtered search holds its candidates until they are filtered: one table a lane
-    wave = lanes * (1 if keep is not None else int(config["dense_tables_per_wave"]))
-    for start in range(0, todo.shape[0], wave):
+    # a filtered search holds its candidates until they are filtered: one table a lane.
+    # The first wave runs one table a lane too, to size the output of the next waves
+    # from the pairs a table found (a wave whose pairs do not fit runs again).
+    per_lane = 1 if keep is not None else int(config["dense_tables_per_wave"])
+    start = 0
+    while start < todo.shape[0]:
+        wave = lanes * (per_lane if start else 1)
         tables = todo[start:start + wave]
+        start += wave
         use = 0 if got.over else cap
         out = _run(fps, n_left, tables, family, sort_bits, k, wa, wb, lanes, use, work)
         left, right, dist, counts, weighted, where = out
@@ -96,7 +101,8 @@ def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, 
                 room = int(counts[(where < 0) & (counts > 0)].sum())
                 again = _run(fps, n_left, redo, family, sort_bits, k, wa, wb, lanes, room, work)
                 _keep(got, again[0], again[1], again[2], again[3], again[5])
-                cap = max(cap, room)
+            # room for a wave of tables like the largest so far, and a quarter more
+            cap = max(cap, int(1.25 * per_lane * int(counts.max(initial=0))))
         if progress is not None:
             progress(int(tables.shape[0]))
     return got
@@ -116,4 +122,5 @@ def _keep(got: Collector, left, right, dist, counts, where) -> None:
     for w in np.flatnonzero((where >= 0) & (counts > 0)):
         s = int(where[w])
         e = s + int(counts[w])
-        got.take((left[s:e], right[s:e], dist[s:e]))
+        # copies: a view would hold the whole wave's output buffer
+        got.take((left[s:e].copy(), right[s:e].copy(), dist[s:e].copy()))
