@@ -470,3 +470,19 @@ def test_ownership_is_a_partition():
                     if tk.is_owner(x, 0, y, 0, layout.sels[t], layout.block_masks)
                 ]
                 assert [sels[t] for t in owners] == [agree[: b - k]]
+
+
+def test_sorted_pairs_packed_keys_match_lexsort():
+    from simhash_nb._core.search.engine import sorted_pairs
+
+    rng = np.random.default_rng(5)
+    i = rng.integers(0, 2**28 - 1, 5000)
+    j = i + rng.integers(1, 2**27, 5000) % (2**28 - 1 - i).clip(1)
+    d = rng.integers(0, 129, 5000).astype(np.uint8)
+    got = sorted_pairs(i, j, d)
+    order = np.lexsort((j, i))
+    assert np.array_equal(got.i, i[order]) and np.array_equal(got.j, j[order])
+    assert np.array_equal(got.distance, d[order])
+    assert got.i.dtype == np.int64 and got.distance.dtype == np.uint8
+    big = sorted_pairs(np.array([2**29, 3]), np.array([2**29 + 1, 4]), np.array([1, 2], np.uint8))
+    assert big.i.tolist() == [3, 2**29] and big.distance.tolist() == [2, 1]  # argsort path
