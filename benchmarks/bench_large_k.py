@@ -7,7 +7,8 @@ Data: uniformly random fingerprints in which 1% of the rows are replaced by copi
 other rows with ``d`` bits flipped, ``d`` uniform over ``0..k`` (so every distance up to
 ``k`` is planted). Each case runs in its own child process (peak RSS ``ru_maxrss`` is
 that case's alone), after a warm-up call on 20,000 rows so compilation is excluded.
-One run per case (the large cases take minutes): the cases are, in one run of this
+One run per case (the large cases take minutes; the 10M 64-bit case, whose target is in
+seconds, runs three times and keeps the median): the cases are, in one run of this
 module, exact search with the default method choice (dense pigeonhole tables), the
 brute-force join :func:`simhash_nb.pairs_within`, the packed pigeonhole tables that
 were the only method before (``method="tables"``), and the recall-controlled sampled
@@ -43,6 +44,9 @@ CASES = {
     "64-k12-100k-brute": (64, 12, 100_000, "brute"),
     "128-k30-100k-recall": (128, 30, 100_000, 0.99),
 }
+# cases with a target in absolute seconds run this many times (the machine's load moves
+# them by a fifth): the run with the median time is kept, all the times recorded
+REPEATS = {"64-k12-10M-recall": 3}
 QUICK = ("64-k12-100k-exact", "64-k12-100k-recall", "64-k12-100k-brute", "128-k30-100k-recall")
 
 
@@ -133,7 +137,11 @@ def main(argv=None) -> dict:
     res = {"cases": {}}
     for name in names:
         print(f"-- {name}", flush=True)
-        r = _run_child(name)
+        runs = [_run_child(name) for _ in range(REPEATS.get(name, 1))]
+        timed = sorted((x for x in runs if "seconds" in x), key=lambda x: x["seconds"])
+        r = timed[len(timed) // 2] if timed else runs[0]
+        if len(timed) > 1:
+            r["seconds_runs"] = [x["seconds"] for x in timed]
         res["cases"][name] = r
         print(json.dumps({k: v for k, v in r.items() if k != "recall_by_distance"}), flush=True)
     if not args.quick:
@@ -158,10 +166,14 @@ def report(res: dict) -> str:
             continue
         how = f"recall={r['how']}" if isinstance(r["how"], float) else r["how"]
         rec = f"{r['recall_planted']:.4f}" if "recall_planted" in r else "1 (exact)"
+        secs = f"{r['seconds']:.2f}"
+        if "seconds_runs" in r:
+            runs = r["seconds_runs"]
+            secs += f" (median of {len(runs)}: {runs[0]:.1f}-{runs[-1]:.1f})"
         rows.append([f"{r['bits']}", f"{r['k']}", f"{r['n']:,}", how, r["design"],
-                     f"{r['seconds']:.2f}", f"{r['peak_rss_mb']:.0f}", f"{r['pairs']:,}", rec])
+                     secs, f"{r['peak_rss_mb']:.0f}", f"{r['pairs']:,}", rec])
     out = ["Random fingerprints with 1% planted neighbours at every distance 0..k; one run "
-           "per case, each in its own process",
+           "per case (the 10M 64-bit case: the median of three), each in its own process",
            "",
            table(rows, ["bits", "k", "n", "method", "design", "seconds", "peak RSS MB",
                         "pairs", "recall (planted)"])]
