@@ -217,10 +217,7 @@ def scan_run(v0, v1, words, x, y, x_end, e, y_from, kk, hits):
             while y < e:
                 near = near_lanes(v0, y, f0, kk)
                 if near:
-                    hits[nh, 0] = x
-                    hits[nh, 1] = y
-                    hits[nh, 2] = near
-                    nh += 1
+                    nh = _listed(hits, nh, x, y, near)
                     if nh == cap:
                         return nh, x, y + 8
                 y += 8
@@ -229,16 +226,22 @@ def scan_run(v0, v1, words, x, y, x_end, e, y_from, kk, hits):
             while y < e:
                 near = near_lanes2(v0, v1, y, f0, f1, kk)
                 if near:
-                    hits[nh, 0] = x
-                    hits[nh, 1] = y
-                    hits[nh, 2] = near
-                    nh += 1
+                    nh = _listed(hits, nh, x, y, near)
                     if nh == cap:
                         return nh, x, y + 8
                 y += 8
         x += 1
         y = y_from if y_from >= 0 else x + 1
     return nh, x, y
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _listed(hits, nh, x, y, near):
+    """List step ``(x, y, lanes)`` as entry ``nh`` of ``hits``; returns ``nh + 1``."""
+    hits[nh, 0] = x
+    hits[nh, 1] = y
+    hits[nh, 2] = near
+    return nh + 1
 
 
 @njit(cache=True, nogil=True)
