@@ -20,7 +20,7 @@ from ._core import pairs as _pairs_mod
 from ._core import search as _search_mod
 from ._core import spec as _spec_mod
 from ._core.batch import FeatureBatch
-from ._core.clusters import clusters, dedupe
+from ._core.clusters import ChainingWarning, clusters, dedupe
 from ._core.evaluate import Recommendation, jaccard, jaccard_pairs, recommend_k, threshold_table
 from ._core.features import features, fit_idf
 from ._core.fingerprint import fingerprint, fingerprint_features
@@ -77,6 +77,7 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
+    "ChainingWarning",
     "SearchCostWarning",
     "SimilarPairs",
     "near_duplicate_texts",

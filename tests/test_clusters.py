@@ -159,3 +159,41 @@ def test_random_small(n, k, seed, bits):
     labels = sh.clusters(fps, k)
     want = naive.clusters(len(fps), naive.pairs_within(fps.tolist(), k))
     assert labels.tolist() == want
+
+
+# --- chaining ----------------------------------------------------------------------------
+
+
+def test_large_k_chaining_warns():
+    # at k = 22 of 64 bits each of 5,000 unrelated fingerprints has ~40 chance neighbours:
+    # single linkage puts every row into one cluster
+    fps = np.random.default_rng(46).integers(0, 2**64, 5_000, dtype=np.uint64)
+    with pytest.warns(sh.ChainingWarning, match=r"sh\.clusters: one cluster holds 100\.0% "
+                      r"of the rows \(5,000 of 5,000\).*more than k=22") as got:
+        labels = sh.clusters(fps, k=22)
+    assert (labels == 0).all()
+    assert got[0].filename == __file__  # points at the caller's line
+    assert "sh.cluster_texts" in str(got[0].message)
+    with pytest.warns(sh.ChainingWarning, match=r"sh\.dedupe: one cluster") as got:
+        keep = sh.dedupe(fps, k=22)
+    assert keep.sum() == 1 and got[0].filename == __file__
+    assert issubclass(sh.ChainingWarning, UserWarning)
+
+
+@pytest.mark.filterwarnings("error::simhash_nb.ChainingWarning")
+def test_no_chaining_warning_on_a_normal_corpus():
+    fps = sh.fingerprint(sh.datasets.load_fortunes()["text"])
+    assert np.bincount(sh.clusters(fps)).max() < 0.1 * len(fps)  # the default k = 12
+    sh.dedupe(fps, k=12)
+    # a big cluster of close rows (identical, or a few bits apart) is not a chain
+    rng = np.random.default_rng(47)
+    center = random_fps(rng, 1, 64)[0]
+    near = [flip_bits(center, rng.choice(64, size=rng.integers(0, 3), replace=False))
+            for _ in range(300)]
+    fps = np.concatenate([np.array(near, dtype=np.uint64), random_fps(rng, 300, 64),
+                          np.repeat(random_fps(rng, 1, 64), 200)])
+    labels = sh.clusters(fps, k=3)
+    assert np.bincount(labels).max() == 300
+    # too few rows to judge; edges given by the caller are not checked
+    sh.clusters(fps[:50], k=30)
+    sh.clusters(fps, pairs=(np.arange(len(fps) - 1), np.arange(1, len(fps))))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -10,12 +11,48 @@ from .._kernels import unionfind as _uf
 from .pairs import Pairs
 from .parallel import threads
 from .search.engine import TooManyPairsError, search_distinct
-from .search.groups import group_identical, threads_for
+from .search.groups import Groups, group_identical, threads_for
 from .search.layout import Work
 from .search.options import SearchOptions
 from .validation import as_fingerprints, as_words
 
-__all__ = ["clusters", "dedupe"]
+__all__ = ["ChainingWarning", "clusters", "dedupe"]
+
+# A searched clustering warns of chaining when its largest cluster holds more than this
+# share of the rows, of more than CHAIN_MIN_ROWS rows, and pairs of its distinct members
+# sampled at random are typically (median) more than k bits apart.
+CHAIN_SHARE = 0.10
+CHAIN_MIN_ROWS = 50
+CHAIN_SAMPLE_PAIRS = 1000
+
+
+class ChainingWarning(UserWarning):
+    """One cluster holds a large share of the rows, joined by chains of near pairs.
+
+    Single linkage joins ``a ~ b ~ c`` even when ``a`` and ``c`` are far apart; with a
+    large ``k`` the random pairs within ``k`` bits link unrelated fingerprints into one
+    giant cluster (at 64 bits, ``k = 22`` puts every row of 20,000 unrelated
+    fingerprints in one cluster). Warned by :func:`~simhash_nb.clusters` and
+    :func:`~simhash_nb.dedupe` after a search when the largest cluster holds more than
+    10% of more than 50 rows and its members, sampled in pairs, are typically (median)
+    more than ``k`` bits apart, so the cluster is a chain, not a group of near
+    duplicates (a big group of identical or close rows does not warn). The message
+    gives the share and points to :func:`~simhash_nb.cluster_texts` (verified Jaccard
+    edges) or a smaller ``k``. A ``UserWarning``; the labels are returned as computed.
+    Clusters of edges given with ``pairs=`` are not checked.
+
+    Examples
+    --------
+    >>> import warnings, numpy as np, simhash_nb as sh
+    >>> fps = np.random.default_rng(0).integers(0, 2**64, 2_000, dtype=np.uint64)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     labels = sh.clusters(fps, k=22)
+    >>> [w.category.__name__ for w in caught]
+    ['ChainingWarning']
+    >>> str(caught[0].message)[:36]
+    'sh.clusters: one cluster holds 100.0'
+    """
 
 
 def clusters(
@@ -38,6 +75,13 @@ def clusters(
     Identical fingerprints are merged first, so a group of ``m`` identical fingerprints
     costs ``O(m)``; only pairs of distinct fingerprints are searched (with
     :func:`simhash_nb.near_duplicates`' tables) and joined by union-find.
+
+    Single linkage chains: ``a ~ b ~ c`` is one cluster even if ``a`` and ``c`` are
+    more than ``k`` apart, and at a large ``k`` chance pairs join unrelated
+    fingerprints into one giant cluster. A :class:`~simhash_nb.ChainingWarning` says
+    so when one cluster holds more than 10% of the rows and its members are typically
+    more than ``k`` bits apart. For texts, :func:`~simhash_nb.cluster_texts` joins only
+    pairs verified by exact Jaccard.
 
     Parameters
     ----------
@@ -76,6 +120,12 @@ def clusters(
     TooManyPairsError
         If the pairs of distinct fingerprints to join would exceed ``max_pairs``.
 
+    Warns
+    -----
+    ChainingWarning
+        If one cluster of a search holds more than 10% of more than 50 rows and its
+        members are typically more than ``k`` bits apart.
+
     Examples
     --------
     >>> import numpy as np, simhash_nb as sh
@@ -83,6 +133,14 @@ def clusters(
     >>> sh.clusters(fps, k=1)
     array([0, 1, 0, 0, 1])
     """
+    return _cluster_labels(fps, k, similarity, recall, pairs, method, blocks, max_pairs,
+                           random_state, progress, n_jobs, caller="sh.clusters")
+
+
+def _cluster_labels(fps, k, similarity, recall, pairs, method, blocks, max_pairs,
+                    random_state, progress, n_jobs, *, caller: str) -> np.ndarray:
+    """:func:`clusters`, warning of chaining in the name of ``caller`` (one level above
+    the public function)."""
     a = as_fingerprints(fps, "fps")
     n = a.shape[0]
     if pairs is not None:
@@ -96,25 +154,82 @@ def clusters(
         work = Work(n)
         groups = group_identical(a2, work)
         distinct = groups.distinct(a2)
-        design = opts.design(distinct.shape[0])
-        empty = np.empty(0, dtype=np.int64)
-        with opts.bar(design) as bar:
-            got = search_distinct(distinct, None, opts.k, design, empty, empty,
-                                  opts.max_pairs, work, random_state=opts.random_state,
-                                  progress=bar)
-        if got.over:
-            raise TooManyPairsError(
-                f"clusters would hold {got.weighted:,} pairs of distinct fingerprints in "
-                f"memory, more than max_pairs={opts.max_pairs:,}; raise max_pairs "
-                f"(about 17 bytes per pair) or lower k"
-            )
-        u, v, _ = got.result()
+        u, v = _distinct_edges(distinct, opts, work)
         roots = _uf.components(groups.n_distinct, u, v)
+    labels = _row_labels(groups, roots)
+    _warn_if_chained(labels, groups, roots, distinct, opts.k, caller)
+    return labels
+
+
+def _distinct_edges(distinct: np.ndarray, opts: SearchOptions,
+                    work: Work) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(u, v)`` of distinct fingerprints within ``opts.k`` bits, searched with
+    the design ``opts`` picks; refuses more than ``opts.max_pairs``."""
+    design = opts.design(distinct.shape[0])
+    empty = np.empty(0, dtype=np.int64)
+    with opts.bar(design) as bar:
+        got = search_distinct(distinct, None, opts.k, design, empty, empty,
+                              opts.max_pairs, work, random_state=opts.random_state,
+                              progress=bar)
+    if got.over:
+        raise TooManyPairsError(
+            f"clusters would hold {got.weighted:,} pairs of distinct fingerprints in "
+            f"memory, more than max_pairs={opts.max_pairs:,}; raise max_pairs "
+            f"(about 17 bytes per pair) or lower k"
+        )
+    u, v, _ = got.result()
+    return u, v
+
+
+def _row_labels(groups: Groups, roots: np.ndarray) -> np.ndarray:
+    """Labels of the rows from the components of the distinct fingerprints."""
     if not groups.has_duplicates:
         return roots
     # distinct rows are numbered by first occurrence, so the smallest distinct row of a
     # component is the one whose first row is smallest
     return groups.first[roots[groups.inverse]]
+
+
+def _warn_if_chained(labels: np.ndarray, groups: Groups, roots: np.ndarray,
+                     distinct: np.ndarray, k: int, caller: str) -> None:
+    """Warn (:class:`ChainingWarning`) when the largest cluster holds more than
+    ``CHAIN_SHARE`` of more than ``CHAIN_MIN_ROWS`` rows and its distinct members are
+    typically more than ``k`` bits apart."""
+    n = labels.shape[0]
+    if n <= CHAIN_MIN_ROWS:
+        return
+    sizes = np.bincount(labels, minlength=n)
+    big = int(np.argmax(sizes))  # the first row of the largest cluster
+    if sizes[big] <= CHAIN_SHARE * n:
+        return
+    first = groups.inverse[big] if groups.has_duplicates else big
+    spread = _typical_distance(distinct, np.flatnonzero(roots == roots[first]))
+    if spread <= k:
+        return  # a big group of near duplicates, not a chain
+    warnings.warn(
+        f"{caller}: one cluster holds {sizes[big] / n:.1%} of the rows ({sizes[big]:,} of "
+        f"{n:,}), and its members are typically {spread:g} bits apart, more than k={k}: "
+        f"single linkage chained them through pairs within {k} bits (at large k, many "
+        f"of them chance pairs). For texts, sh.cluster_texts(texts, threshold=0.7) joins "
+        f"only pairs verified by exact Jaccard; for fingerprints, pass a smaller k",
+        ChainingWarning, stacklevel=4,  # the caller of sh.clusters or sh.dedupe
+    )
+
+
+def _typical_distance(distinct: np.ndarray, members: np.ndarray) -> float:
+    """Median Hamming distance of ``CHAIN_SAMPLE_PAIRS`` random pairs of ``members``
+    (rows of the ``(m, words)`` array ``distinct``), seeded: the same call, the same
+    answer."""
+    if members.shape[0] < 2:
+        return 0.0
+    rng = np.random.default_rng(0)
+    a = rng.choice(members, CHAIN_SAMPLE_PAIRS)
+    b = rng.choice(members, CHAIN_SAMPLE_PAIRS)
+    a, b = a[a != b], b[a != b]
+    if a.shape[0] == 0:
+        return 0.0
+    d = np.bitwise_count(distinct[a] ^ distinct[b]).sum(axis=1)
+    return float(np.median(d))
 
 
 def _edges(pairs, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -155,7 +270,9 @@ def dedupe(
     remains.
 
     Clusters are the connected components of :func:`clusters` (a chain
-    ``a ~ b ~ c`` is one cluster even if ``a`` and ``c`` are more than ``k`` apart).
+    ``a ~ b ~ c`` is one cluster even if ``a`` and ``c`` are more than ``k`` apart; a
+    :class:`~simhash_nb.ChainingWarning` says when one cluster holds more than 10% of
+    the rows through such chains).
 
     Parameters
     ----------
@@ -173,6 +290,13 @@ def dedupe(
     ------
     ValueError
         If ``keep`` is not "first", "last" or False.
+    TooManyPairsError
+        As in :func:`clusters`.
+
+    Warns
+    -----
+    ChainingWarning
+        As in :func:`clusters`.
 
     Examples
     --------
@@ -186,9 +310,8 @@ def dedupe(
     array([False,  True, False, False])
     """
     check_keep(keep)
-    labels = clusters(fps, k, similarity=similarity, recall=recall, pairs=pairs, method=method,
-                      blocks=blocks, max_pairs=max_pairs, random_state=random_state,
-                      progress=progress, n_jobs=n_jobs)
+    labels = _cluster_labels(fps, k, similarity, recall, pairs, method, blocks, max_pairs,
+                             random_state, progress, n_jobs, caller="sh.dedupe")
     return keep_from_labels(labels, keep)
 
 
