@@ -10,15 +10,6 @@ True
 
 import sys as _sys
 
-from ._core import clusters as _clusters_mod
-from ._core import evaluate as _evaluate_mod
-from ._core import features as _features_mod
-from ._core import fingerprint as _fingerprint_mod
-from ._core import hamming as _hamming_mod
-from ._core import index as _index_mod
-from ._core import pairs as _pairs_mod
-from ._core import search as _search_mod
-from ._core import spec as _spec_mod
 from ._core.batch import FeatureBatch
 from ._core.clusters import ChainingWarning, clusters, dedupe
 from ._core.evaluate import Recommendation, jaccard, jaccard_pairs, recommend_k, threshold_table
@@ -38,18 +29,20 @@ from ._core.search import (
 from ._core.similarity import k_for_similarity, similarity_for_k
 from ._core.spec import FingerprintSpec, SpecMismatchError, check_compatible, make_spec
 from ._core.verified import SimilarPairs, cluster_texts, dedupe_texts, near_duplicate_texts
+from ._retired import RetiredModule as _RetiredModule
 from .accessors import install as _install_accessors
 from .config import config, reset_config
 
-# the module paths of the flat layout before ``_core/`` (documented, imported by users)
-for _old, _mod in {"spec": _spec_mod, "features": _features_mod,
-                   "fingerprint": _fingerprint_mod,
-                   "evaluate": _evaluate_mod, "hamming": _hamming_mod, "pairs": _pairs_mod,
-                   "index": _index_mod, "clusters": _clusters_mod,
-                   "search": _search_mod}.items():
-    _sys.modules.setdefault(f"{__name__}.{_old}", _mod)
-    globals().setdefault(_old, _mod)  # sh.spec, sh.index, ... (not sh.fingerprint, a function)
-del _old, _mod
+# The module paths of the flat layout before ``_core/`` are retired: four of them
+# (features, fingerprint, hamming, clusters) name public functions of the package, so
+# ``import simhash_nb.features as f`` could never give a module. Each old path imports a
+# stand-in that warns (DeprecationWarning) on use and says where the names went.
+_RETIRED = ("spec", "features", "fingerprint", "evaluate", "hamming", "pairs", "index",
+            "clusters", "search")
+for _old in _RETIRED:
+    _sys.modules.setdefault(f"{__name__}.{_old}", _RetiredModule(_old))
+    globals().setdefault(_old, _sys.modules[f"{__name__}.{_old}"])  # sh.spec, sh.index, ...
+del _old
 
 __version__ = "0.1.0"
 

@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simhash_nb as sh
+from simhash_nb._core import spec as _spec
 from simhash_nb._core.text import normalize, segments_numpy, text_buffers
 from tests import naive
 
@@ -47,7 +48,7 @@ def test_steps_run_in_a_fixed_order_and_are_recorded_in_the_spec():
     spec = sh.FingerprintSpec.from_options(normalize=("whitespace", "html", "lower"))
     assert spec.normalize == ("html", "lower", "whitespace")
     text = ["<b>Ｆｕｌｌ&nbsp;WIDTH</b>   2024!"]
-    got = norm(text, *sh.spec.NORMALIZERS)
+    got = norm(text, *_spec.NORMALIZERS)
     assert got == ["full width 0000"]
 
 

@@ -2,7 +2,7 @@
 
 The table is shipped (not computed at run time) so that word tokenisation, and so every
 fingerprint, is the same whatever Unicode version the running Python has. Changing it
-changes fingerprints: bump ``simhash_nb.spec.FORMAT_VERSION`` when you do.
+changes fingerprints: bump ``simhash_nb._core.spec.FORMAT_VERSION`` when you do.
 
 Classes: 0 = other separator, 1 = word character (Unicode general category L*, M*, N* or
 Pc, the UTS #18 notion of ``\\w``), 2 = a CJK ideograph or kana, which is a word on its own,

@@ -41,7 +41,7 @@ def fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, pr
     """Fingerprints, feature counts and validity of each text (missing texts: 0).
 
     ``extras`` holds what a spec records only by name or content (a callable tokenizer,
-    stop words, an IDF table), as returned by :func:`simhash_nb.features.prepare`.
+    stop words, an IDF table), as returned by :func:`simhash_nb._core.tokenizers.prepare`.
     """
     if not is_fast(spec):
         if extras is None:

@@ -4,7 +4,7 @@ The slow part of these paths is the tokenizer itself; everything after it is vec
 all tokens of a batch travel as one pyarrow string array, are filtered and joined into
 n-grams with pyarrow.compute, hashed with the same Numba xxh64 as the built-in shingles
 (UTF-8 bytes, words of an n-gram joined by one space), and grouped per document with
-numpy into a :class:`~simhash_nb.features.FeatureBatch`.
+numpy into a :class:`~simhash_nb.FeatureBatch`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Text arrives as Arrow-style buffers: ``data`` (uint8, valid UTF-8) and ``offsets``
 (int64, document ``i`` is ``data[offsets[i]:offsets[i + 1]]``).
 
-Features (see ``docs`` in :mod:`simhash_nb.fingerprint`):
+Features (see ``docs`` in :mod:`simhash_nb._core.fingerprint`):
 
 - ``MODE_CHAR``: every run of ``n`` consecutive code points; the feature's bytes are
   the UTF-8 bytes of the run.

@@ -2,7 +2,7 @@
 
 Checked bit for bit against the ``xxhash`` package in ``tests/test_xxh64.py``.
 Also ``splitmix64``, the fixed mixer that derives a feature's second 64 hash bits
-for 128-bit fingerprints (see :mod:`simhash_nb.fingerprint`).
+for 128-bit fingerprints (see :mod:`simhash_nb._core.fingerprint`).
 """
 
 from __future__ import annotations

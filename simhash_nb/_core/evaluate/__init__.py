@@ -11,8 +11,8 @@
 - :func:`recommend_k` — the threshold that meets a target, and why.
 """
 
-from .jaccard import jaccard, jaccard_pairs, minhash_bands
 from .recommend import Recommendation, recommend_k
+from .shingle_jaccard import jaccard, jaccard_pairs, minhash_bands
 from .thresholds import threshold_table
 
 __all__ = ["Recommendation", "jaccard", "jaccard_pairs", "minhash_bands", "recommend_k",

@@ -15,7 +15,7 @@ from ..parallel import threads
 from ..search import near_duplicates
 from ..validation import as_fingerprints, bits_of
 from .inputs import as_bool_labels, as_positions, n_pairs_of, pair_columns
-from .jaccard import check_threshold
+from .shingle_jaccard import check_threshold
 
 # --- ground truth for threshold tables ----------------------------------------------------
 
