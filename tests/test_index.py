@@ -84,6 +84,32 @@ def test_forced_blocks_and_identical_rows():
     assert as_lists(index.query(q)) == brute_matches(fps, np.arange(len(fps)), q, 3)
 
 
+def test_default_k_is_the_library_default(tmp_path):
+    # the same k as sh.near_duplicates(fps) and sh.clusters(fps): similarity 0.7
+    assert sh.SimhashIndex().k == sh.k_for_similarity(0.7) == 12
+    assert sh.SimhashIndex(bits=128).k == sh.k_for_similarity(0.7, 128) == 25
+    spec = sh.FingerprintSpec.from_options(bits=128)
+    assert sh.SimhashIndex(spec=spec).k == 25
+    assert sh.SimhashIndex(similarity=0.9).k == sh.k_for_similarity(0.9)
+    try:
+        sh.config["default_similarity"] = 0.9
+        assert sh.SimhashIndex().k == sh.k_for_similarity(0.9)
+    finally:
+        reset_config()
+    with pytest.raises(ValueError, match="pass k or similarity, not both"):
+        sh.SimhashIndex(3, similarity=0.7)
+    # finds what near_duplicates finds at its default k, and keeps k through a save
+    rng = np.random.default_rng(26)
+    fps = planted(rng, 300, 64, 12, per_distance=10)
+    index = sh.SimhashIndex()
+    index.add(fps)
+    got = index.query(fps)
+    pairs = sh.near_duplicates(fps)
+    assert int((got.query < got.id).sum()) == len(pairs)
+    index.save(tmp_path / "i.npz")
+    assert sh.SimhashIndex.load(tmp_path / "i.npz").k == 12
+
+
 def test_default_ids_and_counter():
     index = sh.SimhashIndex()
     index.add(np.arange(3, dtype=np.uint64))

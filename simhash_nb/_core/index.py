@@ -52,6 +52,7 @@ from .matches import Matches
 from .parallel import deferred_interrupt, threads
 from .search.design import check_blocks, check_recall
 from .search.groups import threads_for
+from .similarity import resolve_k
 from .spec import FingerprintSpec, SpecMismatchError, check_compatible
 from .validation import as_fingerprints, as_words, bits_of, check_bits, check_k
 
@@ -83,14 +84,19 @@ class SimhashIndex:
 
     Parameters
     ----------
-    k : int, default 3
-        Largest distance a query can ask for; tables are built for it.
+    k : int, optional
+        Largest distance a query can ask for; tables are built for it. By default from
+        ``similarity``, as in :func:`simhash_nb.near_duplicates`: 12 at 64 bits, 25 at
+        128 (``config["default_similarity"]`` 0.7).
     bits : {64, 128}, optional
         Fingerprint width; defaults to ``spec.bits``, else 64.
     spec : FingerprintSpec, optional
         How the fingerprints were made. When set, ``add``/``query`` calls that pass a
         different ``spec`` are refused, and it is saved with the index. An index made
         without one adopts the spec of the first batch added with one.
+    similarity : float, optional
+        Instead of ``k``: the Jaccard similarity of shingle sets the index is built for,
+        through the angle relation (see :func:`simhash_nb.k_for_similarity`).
     blocks : int, optional
         Blocks per fingerprint (``k < blocks <= bits``); by default each sorted run
         picks the cheapest design for its size (see :func:`simhash_nb.table_design`).
@@ -115,14 +121,21 @@ class SimhashIndex:
     write), so a concurrent query never sees a half-merged run or a half-removed
     batch.
 
-    Memory is about ``8 * (words + 2 + tables)`` bytes per fingerprint (10 tables for
-    ``k = 3`` at a million fingerprints). See the module documentation for the
-    layout and the file format.
+    Memory is about ``8 * (words + 2 + tables)`` bytes per fingerprint. The exact
+    tables multiply with ``k``: at a million 64-bit fingerprints, 10 tables for
+    ``k = 3`` but 1,820 (15 KB a fingerprint) for the default ``k = 12``, where
+    ``recall=0.99`` needs 93 (see :func:`simhash_nb.table_design`). An index of many
+    fingerprints at the default ``k`` wants ``recall=0.99``, or a smaller ``k`` when
+    only close matches matter. See the module documentation for the layout and the
+    file format.
 
     Examples
     --------
     >>> import numpy as np, simhash_nb as sh
-    >>> index = sh.SimhashIndex(k=3)
+    >>> index = sh.SimhashIndex()               # k = 12 at 64 bits (similarity 0.7)
+    >>> index.k
+    12
+    >>> index = sh.SimhashIndex(k=3)            # only close matches: fewer tables
     >>> index.add(np.array([0, 2**63 - 1, 0xFFFF], dtype=np.uint64))
     >>> len(index), 1 in index
     (3, True)
@@ -135,10 +148,11 @@ class SimhashIndex:
 
     def __init__(
         self,
-        k: int = 3,
+        k: int | None = None,
         bits: int | None = None,
         spec: FingerprintSpec | None = None,
         *,
+        similarity: float | None = None,
         blocks: int | None = None,
         recall: float | None = None,
         random_state: int | None = 0,
@@ -151,7 +165,7 @@ class SimhashIndex:
         bits = check_bits(bits)
         if spec is not None and spec.bits != bits:
             raise ValueError(f"bits={bits} does not match spec.bits={spec.bits}")
-        self.k = check_k(k, bits)
+        self.k = resolve_k(k, similarity, bits)
         self.bits = int(bits)
         self.spec = spec
         self.blocks = None if blocks is None else check_blocks(blocks, self.k, self.bits)
