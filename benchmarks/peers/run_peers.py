@@ -38,11 +38,10 @@ import time
 # the sibling modules (harness and one module a peer), also when this file is loaded by path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import harness  # noqa: E402
 from datasketch_peer import mh_datasketch  # noqa: E402
 from gaoya_peer import fp_gaoya, index_gaoya, mh_gaoya, search_gaoya  # noqa: E402
-
-# re-exported for tests/test_bench_e2e_smoke.py, which loads this file by path
-from harness import (  # noqa: E402  # noqa: E402, F401
+from harness import (  # noqa: E402
     PEERS,
     is_npy,
     load_fingerprints,
@@ -60,6 +59,10 @@ from harness import (  # noqa: E402  # noqa: E402, F401
 from python_simhash_peer import fp_python_simhash  # noqa: E402
 from simhash_pure_peer import fp_simhash_pure, index_pure, search_pure  # noqa: E402
 from simhash_pybind_peer import fp_simhash_pybind, search_pybind  # noqa: E402
+
+# re-exported for tests/test_bench_e2e_smoke.py, which loads this file by path
+shingles = harness.shingles
+pairs_from_lists = harness.pairs_from_lists
 
 TASKS = ("fingerprint-words", "fingerprint-char4", "search", "index", "minhash-pairs")
 # peers each task runs by default (--peers overrides)
