@@ -179,7 +179,7 @@ def test_fingerprint_help_states_the_defaults(capsys):
     with pytest.raises(SystemExit):
         cli.main(["fingerprint", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    spec = sh.make_spec()
+    spec = sh.FingerprintSpec.from_options()
     assert (spec.tokenizer, spec.ngram, spec.weights) == ("char", 5, "binary")
     assert "character n-grams (default)" in text and "char: 5" in text
     assert f"default {spec.weights}" in text

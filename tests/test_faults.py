@@ -83,7 +83,7 @@ def test_every_one_byte_flip_of_a_saved_index_fails_cleanly_or_changes_nothing(t
     import simhash_nb as sh
 
     rng = np.random.default_rng(bits)
-    index = sh.SimhashIndex(k=3, spec=sh.make_spec(bits=bits))
+    index = sh.SimhashIndex(k=3, spec=sh.FingerprintSpec.from_options(bits=bits))
     words = rng.integers(0, 2**64, (12, bits // 64), dtype=np.uint64)
     index.add(words[:, 0] if bits == 64 else words, ids=rng.permutation(100)[:12])
     path = tmp_path / "index.npz"

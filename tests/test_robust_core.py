@@ -12,8 +12,8 @@ from simhash_nb import SpecMismatchError
 
 
 def test_index_without_spec_adopts_the_first_spec(tmp_path):
-    word = sh.make_spec(tokenizer="word")
-    char = sh.make_spec(tokenizer="char")
+    word = sh.FingerprintSpec.from_options(tokenizer="word")
+    char = sh.FingerprintSpec.from_options(tokenizer="char")
     fps = sh.fingerprint(["a b c", "d e f"], spec=word)
     index = sh.SimhashIndex(k=3)
     index.add(fps[:1])  # no spec: nothing adopted yet
@@ -35,7 +35,7 @@ def test_index_without_spec_adopts_the_first_spec(tmp_path):
 def test_index_refuses_a_spec_of_another_width():
     index = sh.SimhashIndex(k=3)
     with pytest.raises(SpecMismatchError, match="128-bit"):
-        index.add(np.zeros(1, np.uint64), spec=sh.make_spec(bits=128))
+        index.add(np.zeros(1, np.uint64), spec=sh.FingerprintSpec.from_options(bits=128))
     assert index.spec is None and len(index) == 0
 
 
@@ -45,7 +45,7 @@ def test_index_refuses_a_spec_of_another_width():
 @pytest.mark.parametrize("bad", [64.0, 128.0, True, "64"])
 def test_bits_must_be_an_int(bad):
     with pytest.raises(TypeError, match="bits"):
-        sh.make_spec(bits=bad)
+        sh.FingerprintSpec.from_options(bits=bad)
     with pytest.raises(TypeError, match="bits"):
         sh.FingerprintSpec(bits=bad)
     with pytest.raises(TypeError, match="bits"):
@@ -59,10 +59,10 @@ def test_bits_must_be_an_int(bad):
 
 
 def test_bits_as_numpy_int_is_stored_as_int():
-    spec = sh.make_spec(bits=np.int64(128))
+    spec = sh.FingerprintSpec.from_options(bits=np.int64(128))
     assert type(spec.bits) is int and '"bits":128' in spec.to_json()
     with pytest.raises(ValueError, match="bits must be 64 or 128"):
-        sh.make_spec(bits=32)
+        sh.FingerprintSpec.from_options(bits=32)
 
 
 def test_bits_float_refused_by_the_faces():

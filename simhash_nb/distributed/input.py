@@ -166,7 +166,9 @@ def threads_per_task(client=None) -> int:
     --------
     >>> from distributed import Client, LocalCluster
     >>> import simhash_nb as sh
-    >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False) as cluster:
+    >>> # dashboard_address=":0": any free port (the default 8787 may be taken)
+    >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    ...                   dashboard_address=":0") as cluster:
     ...     with Client(cluster) as client:
     ...         sh.distributed.threads_per_task(client) >= 1
     True
