@@ -256,7 +256,7 @@ def test_demo(tmp_path, capsys):
     assert " | " in out  # pairs side by side
     files = sorted(os.listdir(tmp_path / "demo"))
     assert files == ["clusters.csv", "fingerprints.parquet", "nearest_neighbour_distance.png",
-                     "pairs.csv"]
+                     "pairs.csv", "threshold_curves.png"]
     # k is tuned per corpus against exact Jaccard >= 0.7, and every pair respects it
     ks = {m[0]: int(m[1]) for m in re.findall(r"^(\w+): k=(\d+) \(", out, re.M)}
     assert set(ks) == {"licences", "fortunes"} and all(3 < k < 20 for k in ks.values())
@@ -267,8 +267,9 @@ def test_demo(tmp_path, capsys):
     assert (pairs.groupby("corpus")["distance"].max() > 3).all()
     clusters = pd.read_csv(tmp_path / "demo" / "clusters.csv")
     assert (clusters["cluster_size"] >= 2).all()
-    assert (tmp_path / "demo" / "nearest_neighbour_distance.png").read_bytes()[:4] == \
-        b"\x89PNG"
+    for png in ["nearest_neighbour_distance.png", "threshold_curves.png"]:
+        assert (tmp_path / "demo" / png).read_bytes()[:4] == b"\x89PNG"
+    assert "threshold_curves.png" in out
     fps = sh.read_parquet(tmp_path / "demo" / "fingerprints.parquet")
     assert fps["simhash"].simhash.spec.normalize == cli.DEMO_NORMALIZE
 
@@ -278,6 +279,7 @@ def test_demo_with_a_fixed_k(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "within k=3 bits" in out and " k=3 (" not in out  # no tuning
     assert (pd.read_csv(tmp_path / "pairs.csv")["distance"] <= 3).all()
+    assert not (tmp_path / "threshold_curves.png").exists()  # nothing tuned, no curves
 
 
 def test_tune(tmp_path, capsys):

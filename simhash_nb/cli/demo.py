@@ -71,7 +71,7 @@ def cmd_demo(args) -> int:
     # indented or decorated texts (ASCII art, code) and pull unrelated ones together.
     spec = FingerprintSpec.from_options(normalize=DEMO_NORMALIZE)
     corpora = {"licences": datasets.load_licences(), "fortunes": datasets.load_fortunes()}
-    all_pairs, all_clusters, all_fps, nn, ks = [], [], [], {}, {}
+    all_pairs, all_clusters, all_fps, nn, ks, tuned = [], [], [], {}, {}, {}
     how = (f"within k={args.k} bits" if args.k is not None else
            "within k bits, k chosen per corpus: the best F1 against exact Jaccard "
            f">= {args.jaccard}")
@@ -84,8 +84,10 @@ def cmd_demo(args) -> int:
         k = args.k
         if k is None:  # the tuning workflow: ground truth, threshold table, recommendation
             truth = jaccard_pairs(df["text"], threshold=args.jaccard, spec=spec)
-            rec = recommend_k(threshold_table(df["simhash"].simhash.to_numpy(), truth))
+            table = threshold_table(df["simhash"].simhash.to_numpy(), truth)
+            rec = recommend_k(table)
             k = rec.k
+            tuned[name] = (table, rec, len(truth))
             print(f"{name}: k={k} ({len(truth):,} pairs with Jaccard >= {args.jaccard}; at k={k} "
                   f"precision {rec.precision:.2f}, recall {rec.recall:.2f}, F1 {rec.f1:.2f})")
         ks[name] = k
@@ -135,7 +137,29 @@ def cmd_demo(args) -> int:
     fig.tight_layout()
     fig.savefig(out / "nearest_neighbour_distance.png", dpi=110)
     plt.close(fig)
+    figures = f"{out}/nearest_neighbour_distance.png"
+    if tuned:
+        _plot_tuning(tuned, args.jaccard, out / "threshold_curves.png")
+        figures = f"{out}/threshold_curves.png, " + figures
     print(f"wrote {out}/pairs.csv ({len(pairs):,} pairs), {out}/clusters.csv "
-          f"({len(clusters):,} texts in clusters), {out}/fingerprints.parquet, "
-          f"{out}/nearest_neighbour_distance.png")
+          f"({len(clusters):,} texts in clusters), {out}/fingerprints.parquet, {figures}")
     return 0
+
+
+def _plot_tuning(tuned: dict, jaccard: float, path: Path) -> None:
+    """Precision, recall and F1 against k per corpus, the chosen k marked: the figure a
+    tuning run is for (``threshold_curves.png``)."""
+    import matplotlib.pyplot as plt
+
+    from ..plotting import plot_threshold_curves
+
+    fig, axes = plt.subplots(1, len(tuned), figsize=(5.5 * len(tuned), 4), squeeze=False)
+    for ax, (name, (table, rec, n_truth)) in zip(axes[0], tuned.items()):
+        plot_threshold_curves(table, ax=ax, mark=rec, max_k=32)
+        ax.set_title(f"{name}: {n_truth:,} pairs with Jaccard >= {jaccard}; "
+                     f"best k = {rec.k} (F1 {rec.f1:.2f})", fontsize=10)
+    fig.suptitle("SimHash (64 bits): precision, recall and F1 of 'within k bits' against "
+                 f"exact Jaccard >= {jaccard}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
