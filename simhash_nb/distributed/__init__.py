@@ -20,6 +20,11 @@ How it works
   rounds of Kiveris et al. ("Connected components in MapReduce and beyond", SoCC 2014)
   on the edge list until every component is a star around its smallest row. Each
   round is one shuffle of edges; no worker holds the whole graph.
+- :func:`near_duplicate_texts`, :func:`cluster_texts` and :func:`dedupe_texts` are
+  the verified path (exact shingle Jaccard at a threshold): candidates from the same
+  table-key shuffle, with the single machine's ``k`` and seeded sampled tables, then
+  each candidate shuffled with the shingle hashes of its two texts and verified
+  (:mod:`simhash_nb.distributed.verified`).
 
 Row ids
 -------
@@ -73,13 +78,17 @@ from .components import clusters, dedupe
 from .fingerprint import fingerprint
 from .input import threads_per_task
 from .search import near_duplicates
+from .verified import cluster_texts, dedupe_texts, near_duplicate_texts
 
 __all__ = [
     "SimhashDaskDataFrameAccessor",
     "SimhashDaskSeriesAccessor",
+    "cluster_texts",
     "clusters",
     "dedupe",
+    "dedupe_texts",
     "fingerprint",
+    "near_duplicate_texts",
     "near_duplicates",
     "threads_per_task",
 ]
