@@ -1,0 +1,40 @@
+"""The verified road of the faces: pairs and cluster labels of a text Series' present rows.
+
+Calls :func:`~simhash_nb.near_duplicate_texts` / :func:`~simhash_nb.cluster_texts` on
+the texts that are present and maps the results back to the caller's index labels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core.tokenizers import split_options
+from .._core.verified import cluster_texts, near_duplicate_texts
+
+
+def verified_pairs(series, threshold: float, options: dict[str, Any], how=near_duplicate_texts):
+    """``(SimilarPairs among the present texts, their positions)``: the verified path
+    (``how=cluster_texts``: cluster labels among the present texts instead)."""
+    options = dict(options)
+    recall = options.pop("recall", 0.99)
+    spec_options, run = split_options(options)
+    valid = ~series.isna().to_numpy()
+    pos = np.flatnonzero(valid)
+    texts = series if valid.all() else series.iloc[pos]
+    got = how(texts, threshold, recall=recall, n_jobs=run["n_jobs"], **spec_options)
+    return got, pos
+
+
+def verified_labels(series, threshold: float, options: dict[str, Any]):
+    """``(cluster labels among the present texts, their positions)``, by
+    :func:`~simhash_nb.cluster_texts` (joined pairs are not verified again)."""
+    return verified_pairs(series, threshold, options, how=cluster_texts)
+
+
+def verified_frame(got, index, pos):
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
+
+    return pd.DataFrame({"left": index.take(pos[got.i]), "right": index.take(pos[got.j]),
+                         "jaccard": got.jaccard, "distance": got.distance})
