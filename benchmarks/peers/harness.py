@@ -74,7 +74,32 @@ PEERS = {
         kind="pure Python + numpy (ekzhu/datasketch), single-threaded",
         key="datasketch",
     ),
+    "rensa": dict(
+        dist="rensa",
+        pin="0.5.0",
+        lib=None,
+        module="rensa",
+        attr="RMinHashLSH",
+        kind="Rust (pyo3), single-threaded",
+        key="rensa",
+    ),
+    "datatrove": dict(
+        dist="datatrove",
+        pin="0.10.1",
+        lib=None,
+        module="datatrove.pipeline.dedup.minhash",
+        attr="MinhashDedupSignature",
+        kind="Python + numpy (huggingface/datatrove), 4 stages on disk, multiprocess workers",
+        key="datatrove",
+        venv="datatrove-venv",  # its own venv: datatrove needs numpy >= 2
+    ),
 }
+
+
+def peer_python(name: str) -> str:
+    """The Python that runs a peer: its own venv's (datatrove), else this one."""
+    venv = PEERS[name].get("venv")
+    return os.path.join(PEERS_DIR, venv, "bin", "python") if venv else sys.executable
 
 WORD_RE = re.compile(r"\w+")  # Python-side word tokenizer for peers that take features
 MASK64 = (1 << 64) - 1
@@ -298,6 +323,51 @@ def save_pairs(a, name: str, pairs) -> str:
     return path
 
 
+# --------------------------------------------------------------------------- parquet shards
+# (the ooc-pairs task: benchmarks/bench_out_of_core.py's corpus, columns id (int64), text)
+
+
+def shard_files(folder: str) -> list[str]:
+    """The ``*.parquet`` files of a folder, sorted (the corpus order)."""
+    files = sorted(f for f in os.listdir(folder) if f.endswith(".parquet"))
+    if not files:
+        raise SystemExit(f"{folder}: no *.parquet shards")
+    return [os.path.join(folder, f) for f in files]
+
+
+def count_rows(folder: str) -> int:
+    import pyarrow.parquet as pq
+
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in shard_files(folder))
+
+
+def read_shards(folder: str, text_column: str = "text", id_column: str = "id"):
+    """(ids as int64 ndarray, texts as a list of str) of every shard, in order."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    ids, texts = [], []
+    for f in shard_files(folder):
+        t = pq.read_table(f, columns=[id_column, text_column])
+        ids.append(t.column(id_column).to_numpy().astype(np.int64))
+        texts += t.column(text_column).to_pylist()
+    return (np.concatenate(ids) if ids else np.empty(0, np.int64)), texts
+
+
+def save_id_pairs(a, name: str, left, right) -> str:
+    """Pairs of ids as ``<out>/<name>.parquet`` (columns left, right; left < right)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    left, right = np.asarray(left, np.int64), np.asarray(right, np.int64)
+    lo, hi = np.minimum(left, right), np.maximum(left, right)
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, f"{name}.parquet")
+    pq.write_table(pa.table({"left": lo, "right": hi}), path)
+    return path
+
+
 def rayon_threads():
     v = os.environ.get("RAYON_NUM_THREADS")
     return int(v) if v else os.cpu_count()
@@ -328,13 +398,18 @@ def probe(name: str) -> dict:
         f"print(json.dumps({{'version': version({spec['dist']!r}), 'file': m.__file__}}))\n"
     )
     lib = spec["lib"]
+    if spec.get("venv") and not os.path.exists(peer_python(name)):
+        reason = install_failure(spec["key"]) or (
+            f"not installed ({peer_python(name)} missing); run benchmarks/peers/setup.sh"
+        )
+        return {"status": f"unavailable: {reason}"}
     if lib and not os.path.isdir(os.path.join(LIB_DIR, lib)):
         reason = install_failure(spec["key"]) or (
             f"not installed ({os.path.join(LIB_DIR, lib)} missing); run benchmarks/peers/setup.sh"
         )
         return {"status": f"unavailable: {reason}"}
     p = subprocess.run(
-        [sys.executable, "-c", code],
+        [peer_python(name), "-c", code],
         env=peer_env(name),
         capture_output=True,
         text=True,

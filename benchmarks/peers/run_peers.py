@@ -18,6 +18,11 @@ index               N adds + Q queries at distance k.
 minhash-pairs       texts -> every pair i < j that a MinHash LSH index reports at a
                     Jaccard threshold (gaoya, datasketch): build over all texts, query
                     all; pairs saved as <out>/<peer>.npy (int64, shape (m, 2)).
+ooc-pairs           a folder of parquet shards (columns id, text) -> the pairs at a
+                    Jaccard threshold by gaoya, rensa (in memory) and datatrove's
+                    four-stage MinHash pipeline (on disk); pairs of ids saved as
+                    <out>/<peer>.parquet (columns left, right). Used by
+                    benchmarks/bench_out_of_core.py.
 
 Every peer runs in its own child process (three of them install a top-level
 package called ``simhash``; a child per peer also gives a clean ru_maxrss).
@@ -40,9 +45,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
 from datasketch_peer import mh_datasketch  # noqa: E402
-from gaoya_peer import fp_gaoya, index_gaoya, mh_gaoya, search_gaoya  # noqa: E402
+from gaoya_peer import fp_gaoya, index_gaoya, mh_gaoya, ooc_gaoya, search_gaoya  # noqa: E402
 from harness import (  # noqa: E402
     PEERS,
+    count_rows,
     is_npy,
     load_fingerprints,
     load_texts,
@@ -51,6 +57,7 @@ from harness import (  # noqa: E402
     numpy_version,
     parse_shingles,
     peer_env,
+    peer_python,
     probe,
     rounded,
     utf8_len,
@@ -64,10 +71,19 @@ from simhash_pybind_peer import fp_simhash_pybind, search_pybind  # noqa: E402
 shingles = harness.shingles
 pairs_from_lists = harness.pairs_from_lists
 
-TASKS = ("fingerprint-words", "fingerprint-char4", "search", "index", "minhash-pairs")
+TASKS = ("fingerprint-words", "fingerprint-char4", "search", "index", "minhash-pairs",
+         "ooc-pairs")
 # peers each task runs by default (--peers overrides)
 TASK_PEERS = {t: ("gaoya", "python-simhash", "simhash-pybind", "simhash") for t in TASKS[:4]}
 TASK_PEERS["minhash-pairs"] = ("gaoya", "datasketch")
+TASK_PEERS["ooc-pairs"] = ("gaoya", "rensa", "datatrove")
+
+def _lazy(module: str, name: str):
+    """A worker function imported when it runs (its module needs that peer's venv)."""
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 
 WORKERS = {
     ("fingerprint-words", "gaoya"): lambda a: fp_gaoya(load_texts(a.input, a.n), "words", a),
@@ -102,6 +118,9 @@ WORKERS = {
     ("index", "python-simhash"): "n/a: python-simhash has no index (only simhash/hamming_distance)",
     ("minhash-pairs", "gaoya"): mh_gaoya,
     ("minhash-pairs", "datasketch"): mh_datasketch,
+    ("ooc-pairs", "gaoya"): ooc_gaoya,
+    ("ooc-pairs", "rensa"): lambda a: _lazy("rensa_peer", "ooc_rensa")(a),
+    ("ooc-pairs", "datatrove"): lambda a: _lazy("datatrove_peer", "ooc_datatrove")(a),
     ("index", "simhash-pybind"): (
         "n/a: simhash-pybind has no incremental index (no add/query API); "
         "find_all is a batch all-pairs self-join, timed in the search task"
@@ -147,7 +166,16 @@ def parse_args(argv=None):
     p.add_argument("--num-perm", type=int, default=128, help="minhash-pairs: MinHash length")
     p.add_argument("--bands", type=int, default=None, help="minhash-pairs: LSH bands")
     p.add_argument("--rows", type=int, default=None, help="minhash-pairs: LSH rows per band")
-    p.add_argument("--out", default=None, help="minhash-pairs: folder for <peer>.npy pairs")
+    p.add_argument("--out", default=None,
+                   help="minhash-pairs / ooc-pairs: folder for <peer>.npy / .parquet pairs")
+    p.add_argument("--lsh-bands", type=int, default=16,
+                   help="ooc-pairs: rensa's bands and datatrove's buckets (default 16)")
+    p.add_argument("--lsh-rows", type=int, default=8,
+                   help="ooc-pairs: datatrove's hashes per bucket (default 8)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="ooc-pairs: datatrove's local executor workers (default 2)")
+    p.add_argument("--tmp-dir", default=None,
+                   help="ooc-pairs: where datatrove's stages write (default: the system's)")
     p.add_argument(
         "--max-est-s",
         type=float,
@@ -190,6 +218,8 @@ def parse_args(argv=None):
 
 def run_worker(a) -> int:
     fn = WORKERS[(a.task, a.worker)]
+    if a.task == "ooc-pairs":
+        a.out = os.path.abspath(a.out)
     res = fn(a)
     res.setdefault("status", "ok")
     print(json.dumps(rounded(res)))
@@ -212,9 +242,9 @@ def main(argv=None) -> int:
     if a.gaoya_blocks is not None and a.gaoya_blocks <= a.k + 1:
         raise SystemExit("--gaoya-blocks must be > k+1 (gaoya is passed max_distance=k+1)")
 
-    if a.task == "minhash-pairs":
+    if a.task in ("minhash-pairs", "ooc-pairs"):
         if not a.out:
-            raise SystemExit("minhash-pairs needs --out DIR (pairs are written there)")
+            raise SystemExit(f"{a.task} needs --out DIR (pairs are written there)")
         parse_shingles(a.shingles)
         if not 0 < a.threshold <= 1:
             raise SystemExit("--threshold must be in (0, 1]")
@@ -250,7 +280,14 @@ def main(argv=None) -> int:
         meta.update(threshold=a.threshold, shingles=a.shingles, num_perm=a.num_perm,
                     bands=a.bands, rows=a.rows, out=a.out,
                     time_unit="seconds (median of repeats, after a warm-up on 200 docs)")
-    if a.task.startswith("fingerprint") or a.task == "minhash-pairs":
+    if a.task == "ooc-pairs":
+        if not os.path.isdir(a.input):
+            raise SystemExit(f"ooc-pairs needs a folder of parquet shards, not {a.input}")
+        meta.update(threshold=a.threshold, shingles=a.shingles, num_perm=a.num_perm,
+                    bands=a.bands, rows=a.rows, lsh_bands=a.lsh_bands, lsh_rows=a.lsh_rows,
+                    workers=a.workers, out=a.out, n_docs=count_rows(a.input),
+                    time_unit="seconds, one run (no warm-up)")
+    elif a.task.startswith("fingerprint") or a.task == "minhash-pairs":
         texts = load_texts(a.input, a.n)
         meta.update(n_docs=len(texts), bytes=utf8_len(texts))
         del texts
@@ -265,7 +302,7 @@ def main(argv=None) -> int:
             peers_out[name] = st
             log(f"{name}: {st['status']}")
             continue
-        job = WORKERS[(a.task, name)]
+        job = WORKERS.get((a.task, name), f"n/a: run_peers has no {a.task} task for {name}")
         if isinstance(job, str):
             peers_out[name] = {"status": job, "version": st["version"], "import": st["import"]}
             continue
@@ -276,7 +313,7 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         try:
             p = subprocess.run(
-                [sys.executable, os.path.abspath(__file__), *base, "--worker", name],
+                [peer_python(name), os.path.abspath(__file__), *base, "--worker", name],
                 env=env,
                 capture_output=True,
                 text=True,

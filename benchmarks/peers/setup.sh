@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Build the peers environment for benchmarks/peers/run_peers.py (idempotent).
+# Build the peers' environments for benchmarks/peers/run_peers.py (idempotent).
 #
 #   bash benchmarks/peers/setup.sh            # install what is missing
 #   FORCE=1 bash benchmarks/peers/setup.sh    # reinstall every peer
 #   PYTHON=python3.11 bash benchmarks/peers/setup.sh
 #
 # Layout (all under benchmarks/.peers/, which is gitignored):
-#   venv/                 python3 venv: numpy<2 (pinned), gaoya, datasketch (+ scipy),
-#                         pybind11 build deps
+#   venv/                 python3 venv: numpy<2 (pinned), gaoya, datasketch (+ scipy), rensa,
+#                         pyarrow (parquet shards), pybind11 build deps
+#   datatrove-venv/       datatrove (needs numpy >= 2, so it cannot share venv/), with
+#                         pyarrow (its ParquetReader), spacy (its English word tokeniser:
+#                         spacy.blank("en"), no model download) and xxhash (its hash)
 #   lib/simhash_pure/     `simhash` 2.1.2   (pure Python; import name `simhash`)
 #   lib/python_simhash/   `python-simhash`  (Rust;        import name `simhash`)
 #   lib/simhash_pybind/   `simhash-pybind`  (C++;         import name `simhash`)
@@ -40,6 +43,12 @@ SCIPY_PIN="scipy==1.14.1"           # datasketch's one dependency besides numpy;
 PYSIMHASH_PIN="python-simhash==0.1.0"
 PYBIND_PEER_PIN="simhash-pybind==0.0.3"   # sdist only: compiled here with c++
 PURE_PIN="simhash==2.1.2"
+RENSA_PIN="rensa==0.5.0"            # Rust MinHash + LSH (abi3 wheel)
+PYARROW_PIN="pyarrow==18.1.0"       # parquet shards (bench_out_of_core); works with numpy 1.26
+# datatrove's own venv (datatrove 0.10.1 requires numpy >= 2.0)
+DT_VENV="$PEERS/datatrove-venv"
+DT_PINS=("datatrove==0.10.1" "numpy==2.4.6" "pyarrow==26.0.1" "spacy==3.8.18" "xxhash==3.8.2" "regex==2026.11.19"
+         "tokenizers==0.23.3")  # regex, tokenizers: imported by datatrove.pipeline.dedup
 BUILD_PINS=("pybind11==2.13.6" "setuptools==75.8.0" "wheel==0.45.1")
 
 mkdir -p "$PEERS" "$LIB"
@@ -100,6 +109,42 @@ install_venv_pkg numpy "$NUMPY_PIN"
 install_venv_pkg gaoya "$GAOYA_PIN"
 install_venv_pkg scipy "$SCIPY_PIN" && install_venv_pkg datasketch "$DATASKETCH_PIN"
 for pin in "${BUILD_PINS[@]}"; do install_venv_pkg build "$pin"; done
+install_venv_pkg rensa "$RENSA_PIN"
+install_venv_pkg pyarrow "$PYARROW_PIN"
+
+# ---- datatrove: a venv of its own (numpy >= 2) ------------------------------
+have_dt_pins() {  # is every DT_PINS version installed in the datatrove venv?
+    "$DT_VENV/bin/python" - "${DT_PINS[@]}" <<'EOF' >/dev/null 2>&1
+import sys
+from importlib.metadata import version
+sys.exit(0 if all(version(p.split("==")[0]) == p.split("==")[1] for p in sys.argv[1:]) else 1)
+EOF
+}
+
+install_datatrove() {
+    if [ "$FORCE" = 1 ] || ! "$DT_VENV/bin/python" -c 'import sys' >/dev/null 2>&1; then
+        log "creating $DT_VENV with $PYTHON"
+        rm -rf "$DT_VENV"
+        if ! "$PYTHON" -m venv "$DT_VENV" >>"$LOG" 2>&1; then
+            REASON[datatrove]="could not create $DT_VENV with $PYTHON"
+            log "${REASON[datatrove]}"
+            return 1
+        fi
+    fi
+    if [ "$FORCE" != 1 ] && have_dt_pins; then
+        log "${DT_PINS[*]} already installed"
+        return 0
+    fi
+    log "installing ${DT_PINS[*]} into $DT_VENV"
+    local from=$(($(wc -l <"$LOG") + 1))
+    if ! "$DT_VENV/bin/python" -m pip --disable-pip-version-check install "${DT_PINS[@]}" \
+            >>"$LOG" 2>&1; then
+        REASON[datatrove]="pip install ${DT_PINS[*]} failed: $(last_error "$from")"
+        log "${REASON[datatrove]}"
+        return 1
+    fi
+}
+install_datatrove
 
 # ---- packages that each need their own --target ------------------------------
 install_target() {  # install_target KEY DIR PIN [extra pip args...]
@@ -141,7 +186,7 @@ fi
 # ---- record failures, then import-check every peer into status.json ----------
 [ -n "${REASON[numpy]:-}" ] && REASON[simhash_pure]="${REASON[simhash_pure]:-needs numpy<2: ${REASON[numpy]}}"
 [ -n "${REASON[scipy]:-}" ] && REASON[datasketch]="${REASON[datasketch]:-needs scipy: ${REASON[scipy]}}"
-for key in gaoya python_simhash simhash_pybind simhash_pure datasketch; do
+for key in gaoya python_simhash simhash_pybind simhash_pure datasketch rensa datatrove; do
     if [ -n "${REASON[$key]:-}" ]; then
         printf '%s\n' "${REASON[$key]}" >"$PEERS/failed-$key.txt"
     else
