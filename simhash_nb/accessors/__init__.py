@@ -32,7 +32,7 @@ and clusters (their cluster label is ``<NA>``); :meth:`SimhashSeriesAccessor.ded
 keeps them (a missing text is nobody's duplicate).
 """
 
-from .._frames import SPEC_ATTR
+from .._frames.attrs import SPEC_ATTR
 from .frame import SimhashDataFrameAccessor
 from .registration import install, register
 from .series import SimhashSeriesAccessor

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._frames import (
-    FINGERPRINT_COLUMN,
-    SPEC_ATTR,
-    column_specs,
-    fingerprint_kind,
-    hex_width,
-)
+from .._frames.attrs import SPEC_ATTR, column_specs
+from .._frames.columns import FINGERPRINT_COLUMN, fingerprint_kind
+from .._frames.hex import hex_width
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

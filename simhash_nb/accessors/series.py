@@ -8,26 +8,19 @@ import numpy as np
 
 from .._core.clusters import check_keep, keep_from_labels
 from .._core.spec import FingerprintSpec, check_compatible
-from .._frames import (
-    as_fingerprints,
-    cluster_positions,
-    cluster_series,
-    fingerprint_kind,
+from .._frames.attrs import spec_of
+from .._frames.columns import fingerprint_kind, fingerprint_values
+from .._frames.fingerprints import (
     fingerprint_series,
-    fingerprint_values,
-    hex_width,
-    keep_mask,
     pairs_frame,
-    parse_hex,
     prints,
     search_pairs,
-    spec_of,
     split_search,
     unique_index,
-    verified_frame,
-    verified_labels,
-    verified_pairs,
 )
+from .._frames.hex import as_fingerprints, hex_width, parse_hex
+from .._frames.labels import cluster_positions, cluster_series, keep_mask
+from .._frames.verified import verified_frame, verified_labels, verified_pairs
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -15,7 +15,7 @@ no reader keeps unsigned 64-bit integers safe.
 gzipped) and parquet in record batches; the command line uses them.
 """
 
-from .._frames import InputError, fingerprints_from_arrow, fingerprints_to_arrow
+from .._frames.columns import InputError, fingerprints_from_arrow, fingerprints_to_arrow
 from .formats import SPEC_KEY, atomic_path, specs_from_metadata, specs_metadata, table_format
 from .parquet import read_parquet, read_specs, write_parquet
 from .tables import TableReader, TableWriter

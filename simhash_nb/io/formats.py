@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.spec import FingerprintSpec
-from .._frames import (
-    InputError,
-)
+from .._frames.columns import InputError
 
 SPEC_KEY = b"simhash_nb.specs"
 """Schema metadata key holding ``{column: spec}`` as JSON."""

@@ -10,11 +10,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from .._core.spec import FingerprintSpec, SpecMismatchError
-from .._frames import (
-    SPEC_ATTR,
-    column_specs,
-    fingerprint_kind,
-)
+from .._frames.attrs import SPEC_ATTR, column_specs
+from .._frames.columns import fingerprint_kind
 from .formats import atomic_path, spec_map, specs_from_metadata, specs_metadata
 
 # --- parquet with specs -------------------------------------------------------------------

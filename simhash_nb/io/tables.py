@@ -12,9 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from .._core.spec import FingerprintSpec, SpecMismatchError
-from .._frames import (
-    InputError,
-)
+from .._frames.columns import InputError
 from .formats import specs_from_metadata, specs_metadata, table_format, temp_next_to
 
 # --- streaming readers and writers (the command line) --------------------------------------
