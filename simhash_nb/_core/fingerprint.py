@@ -287,14 +287,29 @@ def features_and_fingerprints(
     if spec.weights != "binary":
         raise ValueError(f"features_and_fingerprints makes binary features; the spec has "
                          f"weights={spec.weights!r}")
-    if spec.tokenizer in _MODES:
-        fb, fps, valid = binary_features(texts, spec, bits, n_jobs, shared_weights=True)
-        fps = fps[:, 0] if bits == 64 else fps
-    else:
-        fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)
-        fps = None
+    fb, fps, valid = binary_shingles(texts, spec, extras, bits, n_jobs, progress)
     if missing == "raise":
         raise_missing(valid, "missing='zero' to give them no features")
-    if fps is None:
-        fps = fingerprint_features(fb, bits=bits, n_jobs=n_jobs)
     return fb, fps
+
+
+def binary_shingles(texts, spec: FingerprintSpec, extras: dict, bits: int,
+                    n_jobs: int | None = None, progress: bool | None = None):
+    """``(FeatureBatch, fingerprints, validity)`` of ``texts`` under a binary-weight
+    ``spec`` (and the objects :func:`~simhash_nb._core.tokenizers.prepare` gave with
+    it): the shingle-and-fingerprint stage of the verified path, one batch at a time.
+    Missing texts have no features and are ``False`` in ``validity``.
+
+    Examples
+    --------
+    >>> from simhash_nb._core.tokenizers import prepare
+    >>> spec, extras = prepare(tokenizer="word", ngram=1, weights="binary")
+    >>> fb, fps, valid = binary_shingles(["a b", None], spec, extras, 128)
+    >>> fb.n_features.tolist(), fps.shape, valid.tolist()
+    ([2, 0], (2, 2), [True, False])
+    """
+    if spec.tokenizer in _MODES:
+        fb, fps, valid = binary_features(texts, spec, bits, n_jobs, shared_weights=True)
+        return fb, (fps[:, 0] if bits == 64 else fps), valid
+    fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)
+    return fb, fingerprint_features(fb, bits=bits, n_jobs=n_jobs), valid

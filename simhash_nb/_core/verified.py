@@ -18,19 +18,12 @@ from typing import Literal
 
 import numpy as np
 
-from .._kernels import jaccard as _jk
 from .._kernels import unionfind as _uf
-from ..config import config
-from .candidates import background_pmf, candidate_design
 from .clusters import check_keep, dedupe, keep_from_labels
-from .fingerprint import features_and_fingerprints
-from .parallel import threads
-from .search.api import filtered_self_join
+from .pipeline import MemoryBudget, Shingler
+from .pipeline.run import verified_labels, verified_pairs
 from .search.design import check_recall
-from .search.engine import TooManyPairsError, check_max_pairs
-from .search.options import SearchOptions
 from .similarity import check_similarity
-from .validation import as_words
 
 __all__ = ["SimilarPairs", "cluster_texts", "dedupe_texts", "near_duplicate_texts"]
 
@@ -133,6 +126,8 @@ def near_duplicate_texts(
     random_state: int | None = 0,
     n_jobs: int | None = None,
     progress: bool | None = None,
+    memory_limit=None,
+    tmp_dir=None,
 ) -> SimilarPairs:
     """Every pair of texts whose shingle sets have Jaccard similarity ``>= threshold``,
     verified exactly.
@@ -168,6 +163,15 @@ def near_duplicate_texts(
     progress : bool, optional
         A progress bar over the candidate search's tables on stderr (default: shown when
         stderr is a terminal and the search is modelled to take a while).
+    memory_limit : int or str, optional
+        The most memory the run may hold, the texts given included: bytes, or a size
+        such as ``"2GB"`` (default: half the memory available). Texts are shingled in
+        batches; the shingles that do not fit go to a temporary file, verified a block
+        of candidates at a time. Raises :class:`MemoryLimitError` if the fingerprints
+        alone do not fit, naming the least limit that does.
+    tmp_dir : str, optional
+        Folder of that temporary file (default: the system's); removed when the call
+        returns, fails or is interrupted.
 
     Returns
     -------
@@ -196,32 +200,12 @@ def near_duplicate_texts(
     >>> p.i.tolist(), p.j.tolist(), p.jaccard.round(2).tolist()
     ([0], [1], [0.78])
     """
-    threshold, recall = _check(threshold, recall, bits)
-    limit = check_max_pairs(max_pairs)
-    kept = 0
-
-    def verify(fb, empty):
-        def keep(i, j, d):
-            nonlocal kept
-            ok = ~(empty[i] | empty[j])  # a document without shingles is in no pair
-            i, j, d = i[ok], j[ok], d[ok]
-            sims = np.empty(i.shape[0], dtype=np.float64)
-            if i.shape[0]:
-                _jk.pair_similarities_above(fb.indptr, fb.hashes, i, j, threshold, sims)
-            ok = sims >= threshold
-            kept += int(np.count_nonzero(ok))
-            if kept > limit:
-                raise TooManyPairsError(
-                    f"near_duplicate_texts would return more than max_pairs={limit:,} "
-                    f"pairs at threshold {threshold}; raise max_pairs or the threshold, or "
-                    "use sh.cluster_texts / sh.dedupe_texts, which hold no pairs")
-            return i[ok], j[ok], d[ok], sims[ok]
-        return keep
-
-    fb, k, (i, j, d, sims) = _search(texts, threshold, recall, bits, dict(
-        tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
-        params=params), max_pairs, random_state, n_jobs, progress, verify)
-    return SimilarPairs(i, j, sims, d, len(fb), threshold, recall, k, bits)
+    run = _Run.make(texts, threshold, recall, bits, memory_limit, tokenizer=tokenizer,
+                    ngram=ngram, normalize=normalize, seed=seed, spec=spec, params=params)
+    got = verified_pairs(run.batches(), run.shingler, run.threshold, run.recall, run.budget,
+                         **run.options(tmp_dir, max_pairs, random_state, n_jobs, progress))
+    return SimilarPairs(got.i, got.j, got.jaccard, got.distance, got.n, run.threshold,
+                        run.recall, got.k, bits)
 
 
 def cluster_texts(
@@ -240,6 +224,8 @@ def cluster_texts(
     random_state: int | None = 0,
     n_jobs: int | None = None,
     progress: bool | None = None,
+    memory_limit=None,
+    tmp_dir=None,
 ) -> np.ndarray:
     """Clusters of texts joined by pairs at Jaccard similarity ``>= threshold``.
 
@@ -253,7 +239,7 @@ def cluster_texts(
     Parameters
     ----------
     texts, threshold, recall, bits, tokenizer, ngram, normalize, seed, spec, params, \
-max_pairs, random_state, n_jobs, progress
+max_pairs, random_state, n_jobs, progress, memory_limit, tmp_dir
         As in :func:`near_duplicate_texts`.
 
     Returns
@@ -273,32 +259,13 @@ max_pairs, random_state, n_jobs, progress
     ...                   "something else entirely", "The cat sat on the mat."])
     array([0, 0, 2, 0])
     """
-    threshold, recall = _check(threshold, recall, bits)
-    parent = None
-    batch = int(config["verify_batch"])
-
-    def verify(fb, empty):
-        nonlocal parent
-        parent = np.arange(len(fb), dtype=np.int64)
-        todo = np.empty(batch, dtype=np.int64)
-
-        def join(i, j, d):
-            ok = ~(empty[i] | empty[j])
-            i, j, d = i[ok], j[ok], d[ok]
-            order = np.argsort(d, kind="stable")  # likely pairs first: they join early
-            i, j = i[order], j[order]
-            for lo in range(0, i.shape[0], batch):
-                c = _uf.unjoined(parent, i, j, lo, min(lo + batch, i.shape[0]), todo)
-                ok = np.empty(c, dtype=np.bool_)
-                _jk.listed_at_least(fb.indptr, fb.hashes, i, j, todo[:c], threshold, ok)
-                _uf.join_where(parent, i, j, todo[:c], ok)
-            return i[:0], j[:0], d[:0]
-        return join
-
-    _search(texts, threshold, recall, bits, dict(
-        tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
-        params=params), max_pairs, random_state, n_jobs, progress, verify)
-    return _uf.resolve(parent)
+    run = _Run.make(texts, threshold, recall, bits, memory_limit, tokenizer=tokenizer,
+                    ngram=ngram, normalize=normalize, seed=seed, spec=spec, params=params)
+    labels, _ = verified_labels(run.batches(), run.shingler, run.threshold, run.recall,
+                                run.budget,
+                                **run.options(tmp_dir, max_pairs, random_state, n_jobs,
+                                              progress))
+    return labels
 
 
 def dedupe_texts(
@@ -318,13 +285,15 @@ def dedupe_texts(
     random_state: int | None = 0,
     n_jobs: int | None = None,
     progress: bool | None = None,
+    memory_limit=None,
+    tmp_dir=None,
 ) -> np.ndarray:
     """Boolean mask keeping one text per cluster of :func:`cluster_texts`.
 
     Parameters
     ----------
     texts, threshold, recall, bits, tokenizer, ngram, normalize, seed, spec, params, \
-max_pairs, random_state, n_jobs, progress
+max_pairs, random_state, n_jobs, progress, memory_limit, tmp_dir
         As in :func:`near_duplicate_texts`.
     keep : {"first", "last", False}, default "first"
         As in :func:`simhash_nb.dedupe`.
@@ -349,7 +318,8 @@ max_pairs, random_state, n_jobs, progress
     labels = cluster_texts(texts, threshold, recall=recall, bits=bits, tokenizer=tokenizer,
                            ngram=ngram, normalize=normalize, seed=seed, spec=spec,
                            params=params, max_pairs=max_pairs, random_state=random_state,
-                           n_jobs=n_jobs, progress=progress)
+                           n_jobs=n_jobs, progress=progress, memory_limit=memory_limit,
+                           tmp_dir=tmp_dir)
     return keep_from_labels(labels, keep)
 
 
@@ -365,27 +335,45 @@ def _check(threshold, recall, bits) -> tuple[float, float]:
     return threshold, recall
 
 
-def _search(texts, threshold, recall, bits, feature_options, max_pairs, random_state, n_jobs,
-            progress, verify):
-    """Shingles and fingerprints of ``texts``, then the candidate search, each wave of
-    candidates passed to ``verify(fb, empty)(i, j, d)`` as it comes (see
-    :func:`~simhash_nb._core.search.api.filtered_self_join`). Returns
-    ``(fb, k, what verify kept)``."""
-    fb, fps = features_and_fingerprints(texts, bits, n_jobs=n_jobs, **feature_options)
-    empty = fb.n_features == 0
-    words = as_words(fps)
-    n = max(len(fb), 2)
-    if words.shape[0] >= config["verify_sample_rows"]:  # what verifying costs on this corpus
-        background = background_pmf(words, seed=random_state)
-        cost = 2.0 * fb.hashes.shape[0] / n * config["search_cost_verify_feature"]
-        k = candidate_design(n, threshold, bits, recall, background=background,
-                             verify_cost=cost).k
-    else:
-        k = candidate_design(n, threshold, bits, recall).k
-    opts = SearchOptions.make(bits, k, random_state=random_state,
-                              max_pairs=check_max_pairs(max_pairs), progress=progress)
-    opts = dataclasses.replace(opts, designer=lambda rows: candidate_design(
-        max(rows, 2), threshold, bits, recall, k=k))
-    with threads(n_jobs):
-        kept = filtered_self_join(words, opts, verify(fb, empty))
-    return fb, k, kept
+@dataclasses.dataclass(frozen=True)
+class _Run:
+    """The validated options of one call on in-memory texts."""
+
+    texts: object
+    threshold: float
+    recall: float
+    shingler: Shingler
+    budget: MemoryBudget
+
+    @classmethod
+    def make(cls, texts, threshold, recall, bits, memory_limit, **feature_options) -> _Run:
+        threshold, recall = _check(threshold, recall, bits)
+        shingler = Shingler.make(bits, **feature_options)
+        return cls(texts, threshold, recall, shingler, MemoryBudget.make(memory_limit))
+
+    def batches(self):
+        """Slices of the texts of about ``budget.batch_text_bytes`` each."""
+        texts = self.texts
+        if isinstance(texts, str) or not hasattr(texts, "__len__"):
+            raise TypeError(f"texts must be a sequence of str, got {type(texts).__name__}")
+        n = len(texts)
+        step = max(1, int(self.budget.batch_text_bytes // _mean_bytes(texts)))
+        if step >= n:
+            yield texts
+            return
+        for lo in range(0, n, step):
+            yield texts[lo:lo + step]
+
+    @staticmethod
+    def options(tmp_dir, max_pairs, random_state, n_jobs, progress) -> dict:
+        return dict(tmp_dir=tmp_dir, max_pairs=max_pairs, random_state=random_state,
+                    n_jobs=n_jobs, progress=progress)
+
+
+def _mean_bytes(texts, sample: int = 2000) -> float:
+    """Mean UTF-8 bytes of a text, from the first ``sample`` (at least 1)."""
+    head = texts[:sample]
+    if hasattr(head, "nbytes") and not hasattr(head, "dtype"):  # a pyarrow array
+        return max(head.nbytes / max(len(head), 1), 1.0)
+    sizes = [len(t) for t in head if isinstance(t, str)]
+    return max(sum(sizes) / max(len(sizes), 1), 1.0) * 1.1  # a little for non-ASCII

@@ -9,7 +9,8 @@ import numpy as np
 from ..pairs import Pairs
 from ..parallel import threads
 from ..validation import as_fingerprints, as_words, bits_of, same_width
-from .engine import pair_order, search_distinct, sorted_pairs, too_many
+from .dense import dense_waves
+from .engine import design_family, pair_order, search_distinct, sorted_pairs, too_many
 from .groups import expand_pairs, group_identical, identical_rows, threads_for
 from .layout import Work
 from .options import SearchOptions
@@ -170,35 +171,58 @@ def self_join(a, opts: SearchOptions) -> Pairs:
     return sorted_pairs(i, j, d)
 
 
-def filtered_self_join(a, opts: SearchOptions, verify) -> tuple[np.ndarray, ...]:
-    """The pairs of ``a`` (as :func:`self_join`) that ``verify`` keeps, filtered as the
-    search finds them, so that the candidates are never all held at once.
+def candidate_waves(a, opts: SearchOptions, against=None):
+    """Candidate pairs of ``a`` (``uint64[n, words]``, validated), or of ``a`` against
+    ``against``, yielded wave by wave as ``(i, j, d)`` as the search finds them, so that
+    a consumer that filters them (exact verification) never holds them all.
 
-    ``verify(i, j, d)`` takes row pairs (``i < j``, distances ``d``) and returns the
-    arrays it keeps, ``(i, j, d, *extra)``. Pairs between identical fingerprints go
-    first (they join big clusters early), then the search's, wave by wave. Returns the
-    concatenated arrays, sorted by ``(i, j)``. ``opts.max_pairs`` bounds the identical
-    pairs only; ``verify`` may raise to stop the search.
+    A self-join yields the pairs between identical fingerprints first (they join big
+    clusters early), then each table's pairs (``i < j``, each pair once). Against
+    another set, ``i`` is a row of ``a`` and ``j`` one of ``against``.
+    ``opts.max_pairs`` bounds the identical pairs only. Dense and sampled designs stream
+    table by table; the other methods yield their pairs at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from simhash_nb._core.search.options import SearchOptions
+    >>> a = np.array([[5], [5], [7], [2**60]], dtype=np.uint64)
+    >>> waves = candidate_waves(a, SearchOptions.make(64, 2))
+    >>> sorted((int(i), int(j)) for w in waves for i, j in zip(w[0], w[1]))
+    [(0, 1), (0, 2), (1, 2)]
     """
-    work = Work(a.shape[0])
+    work = Work(a.shape[0] + (0 if against is None else against.shape[0]))
     ga = group_identical(a, work)
-    identical = ga.identical_pairs()
-    if identical > opts.max_pairs:
-        raise too_many(identical, opts.max_pairs, identical)
-    parts = [verify(*identical_rows(ga))]
+    gb = ga if against is None else group_identical(against, work)
+    if against is None:
+        identical = ga.identical_pairs()
+        if identical > opts.max_pairs:
+            raise too_many(identical, opts.max_pairs, identical)
+        yield identical_rows(ga)
     ua = ga.distinct(a)
-    design = opts.design(ua.shape[0])
+    ub = None if against is None else gb.distinct(against)
+    design = opts.design(ua.shape[0], n_against=None if ub is None else ub.shape[0])
     unweighted = np.empty(0, dtype=np.int64)  # no limit to weigh the pairs against
-
-    def keep(u, v, d):
-        return verify(*expand_pairs(u, v, d, ga, ga, True))
-
+    self_join = against is None
     with opts.bar(design) as bar:
-        got = search_distinct(ua, None, opts.k, design, unweighted, unweighted, 2**62, work,
-                              random_state=opts.random_state, progress=bar, keep=keep)
-    parts += got.kept
-    if got.parts:
-        parts.append(keep(*got.result()))
+        if design.method in ("dense", "sampling"):
+            fps = ua if self_join else np.concatenate([ua, ub])
+            waves = dense_waves(np.ascontiguousarray(fps), -1 if self_join else ua.shape[0],
+                                design_family(design, opts.k, opts.random_state), opts.k,
+                                progress=bar, memory_bytes=opts.memory_bytes)
+            for u, v, d in waves:
+                yield expand_pairs(u, v, d, ga, gb, self_join)
+            return
+        got = search_distinct(ua, ub, opts.k, design, unweighted, unweighted, 2**62, work,
+                              random_state=opts.random_state, progress=bar)
+    yield expand_pairs(*got.result(), ga, gb, self_join)
+
+
+def filtered_self_join(a, opts: SearchOptions, verify) -> tuple[np.ndarray, ...]:
+    """The pairs of ``a`` (as :func:`self_join`) that ``verify(i, j, d)`` keeps (it
+    returns the arrays it keeps, ``(i, j, d, *extra)``), filtered wave by wave as
+    :func:`candidate_waves` yields them; sorted by ``(i, j)``."""
+    parts = [verify(*wave) for wave in candidate_waves(a, opts)]
     out = tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))
     order = pair_order(out[0], out[1])
     return tuple(x[order] for x in out)

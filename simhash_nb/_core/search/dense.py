@@ -49,10 +49,13 @@ class DenseWork:
         return self.kr, self.fp, self.kr_tmp, self.fp_tmp, self.h_lo, self.h_hi
 
 
-def lanes_for(n: int, words: int, n_tables: int) -> int:
-    """Tables sorted side by side: one per thread, within ``search_memory_bytes``."""
+def lanes_for(n: int, words: int, n_tables: int, memory_bytes: int | None = None) -> int:
+    """Tables sorted side by side: one per thread, within ``memory_bytes`` (default
+    ``config["search_memory_bytes"]``)."""
     per_lane = (max(1, n) + _dk.PAD) * (8 + 16 * words)
-    fit = max(1, int(config["search_memory_bytes"]) // per_lane)
+    if memory_bytes is None:
+        memory_bytes = int(config["search_memory_bytes"])
+    fit = max(1, int(memory_bytes) // per_lane)
     return max(1, min(numba.get_num_threads(), n_tables, fit))
 
 
@@ -70,13 +73,45 @@ def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, 
     with the number of tables done after each wave. ``keep``, if given, filters each
     wave's pairs as they come (see :class:`Collector`).
     """
-    n, words = fps.shape
     got = Collector(limit, keep)
+    for part in _parts(fps, n_left, family, k, wa, wb, got, progress, tables,
+                       filtered=keep is not None):
+        got.take(part)
+    return got
+
+
+def dense_waves(fps: np.ndarray, n_left: int, family: TableFamily, k: int,
+                progress=None, tables: np.ndarray | None = None,
+                memory_bytes: int | None = None):
+    """The pairs of :func:`dense_search` (unweighted, no limit), yielded table by table
+    as ``(u, v, d)`` as the search finds them: a consumer that filters them holds only
+    one table's candidates at a time. The tables sorted side by side fit
+    ``memory_bytes`` (see :func:`lanes_for`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from simhash_nb._core.search.families import pigeonhole
+    >>> fps = np.array([[0], [1], [2**40 - 1]], dtype=np.uint64)
+    >>> [(u.tolist(), v.tolist()) for u, v, _ in dense_waves(fps, -1, pigeonhole(64, 2, 4), 2)]
+    [([0], [1])]
+    """
+    none = np.empty(0, dtype=np.int64)
+    got = Collector(2**62)
+    yield from _parts(fps, n_left, family, k, none, none, got, progress, tables,
+                      filtered=True, memory_bytes=memory_bytes)
+
+
+def _parts(fps, n_left, family: TableFamily, k: int, wa, wb, got: Collector, progress,
+           tables, *, filtered: bool, memory_bytes: int | None = None):
+    """The wave loop of the dense search: yields each table's pairs ``(u, v, d)`` while
+    ``got`` (which counts them) is not over its limit."""
+    n, words = fps.shape
     todo = np.arange(family.n_tables, dtype=np.int64) if tables is None else np.asarray(
         tables, dtype=np.int64)
     if n < 2 or todo.shape[0] == 0:
-        return got
-    lanes = lanes_for(n, words, todo.shape[0])
+        return
+    lanes = lanes_for(n, words, todo.shape[0], memory_bytes)
     work = DenseWork(n, words, lanes)
     key_bits = int(max(bin(int(a)).count("1") + bin(int(b)).count("1") for a, b in family.masks))
     sort_bits = sort_bits_for(n, key_bits)
@@ -84,7 +119,7 @@ def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, 
     # a filtered search holds its candidates until they are filtered: one table a lane.
     # The first wave runs one table a lane too, to size the output of the next waves
     # from the pairs a table found (a wave whose pairs do not fit runs again).
-    per_lane = 1 if keep is not None else int(config["dense_tables_per_wave"])
+    per_lane = 1 if filtered else int(config["dense_tables_per_wave"])
     start = 0
     while start < todo.shape[0]:
         wave = lanes * (per_lane if start else 1)
@@ -96,17 +131,16 @@ def dense_search(fps: np.ndarray, n_left: int, family: TableFamily, k: int, wa, 
         got.weighted += int(weighted.sum())
         got.total += int(counts.sum())
         if not got.over:
-            _keep(got, left, right, dist, counts, where)
+            yield from _slices(left, right, dist, counts, where)
             redo = tables[(where < 0) & (counts > 0)]
             if redo.size:  # those tables again, with room for all their pairs
                 room = int(counts[(where < 0) & (counts > 0)].sum())
                 again = _run(fps, n_left, redo, family, sort_bits, k, wa, wb, lanes, room, work)
-                _keep(got, again[0], again[1], again[2], again[3], again[5])
+                yield from _slices(again[0], again[1], again[2], again[3], again[5])
             # room for a wave of tables like the largest so far, and a quarter more
             cap = max(cap, int(1.25 * per_lane * int(counts.max(initial=0))))
         if progress is not None:
             progress(int(tables.shape[0]))
-    return got
 
 
 def _run(fps, n_left, tables, family: TableFamily, sort_bits, k, wa, wb, lanes, cap,
@@ -119,9 +153,9 @@ def _run(fps, n_left, tables, family: TableFamily, sort_bits, k, wa, wb, lanes, 
         )
 
 
-def _keep(got: Collector, left, right, dist, counts, where) -> None:
+def _slices(left, right, dist, counts, where):
     for w in np.flatnonzero((where >= 0) & (counts > 0)):
         s = int(where[w])
         e = s + int(counts[w])
         # copies: a view would hold the whole wave's output buffer
-        got.take((left[s:e].copy(), right[s:e].copy(), dist[s:e].copy()))
+        yield left[s:e].copy(), right[s:e].copy(), dist[s:e].copy()

@@ -265,16 +265,20 @@ def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=
     else:
         fps, n_left = np.concatenate([a, b]), a.shape[0]
     if design.method in ("dense", "sampling"):
-        if design.method == "dense":
-            family = pigeonhole(design.bits, k, design.blocks)
-        else:
-            family = sampled(design.bits, design.key_bits, design.tables, random_state)
-        return dense_search(np.ascontiguousarray(fps), n_left, family, k, wa, wb, limit,
+        return dense_search(np.ascontiguousarray(fps), n_left,
+                            design_family(design, k, random_state), k, wa, wb, limit,
                             progress, keep=keep)
     layout = Layout.make(design.bits, k, design.blocks)
     work = (work or Work(fps.shape[0])).fit(fps.shape[0])
     with deferred_interrupt():
         return table_search(fps, n_left, layout, k, wa, wb, limit, work)
+
+
+def design_family(design: TableDesign, k: int, random_state: int | None):
+    """The tables of a dense (pigeonhole) or sampled design."""
+    if design.method == "dense":
+        return pigeonhole(design.bits, k, design.blocks)
+    return sampled(design.bits, design.key_bits, design.tables, random_state)
 
 
 def too_many(total: int, max_pairs: int, identical: int) -> TooManyPairsError:

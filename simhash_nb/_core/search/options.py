@@ -64,6 +64,7 @@ class SearchOptions:
     max_pairs: int
     progress: bool | None = None
     designer: Callable[[int], TableDesign] | None = None  # a design for n rows, instead
+    memory_bytes: int | None = None  # of the tables sorted side by side (dense, sampled)
 
     @classmethod
     def make(cls, bits: int, k=None, similarity=None, recall=None, method="auto", blocks=None,

@@ -1,0 +1,144 @@
+"""The stages of the verified path between reading and the result: shingle and
+fingerprint a stream of batches, choose the candidate threshold, verify a wave."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from ...config import config
+from ..candidates import background_pmf, candidate_design
+from ..fingerprint import binary_shingles
+from ..parallel import threads
+from ..spec import FingerprintSpec
+from ..tokenizers import prepare
+from .budget import MemoryBudget
+from .store import ShingleStore
+
+__all__ = ["Shingler", "choose_k", "fingerprint_batches", "verify_wave"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Shingler:
+    """The shingles of the verified path (a binary-weight :class:`FingerprintSpec` and
+    the objects it stands for) and the width of their fingerprints.
+
+    Examples
+    --------
+    >>> s = Shingler.make(128, tokenizer="word", ngram=3)
+    >>> s.spec.tokenizer, s.spec.ngram, s.spec.weights, s.bits
+    ('word', 3, 'binary', 128)
+    """
+
+    spec: FingerprintSpec
+    bits: int
+    extras: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def make(cls, bits: int = 128, *, tokenizer=None, ngram=None, normalize=None, seed=None,
+             spec: FingerprintSpec | None = None, params=None) -> Shingler:
+        """From the options of :func:`simhash_nb.features` (or a spec); weights binary."""
+        spec, extras = prepare(tokenizer=tokenizer, ngram=ngram, normalize=normalize,
+                               seed=seed, weights=None if spec is not None else "binary",
+                               spec=spec, params=params)
+        if spec.weights != "binary":
+            raise ValueError(f"the verified path compares shingle sets: the spec must have "
+                             f"weights='binary', got {spec.weights!r}")
+        return cls(spec, bits, extras)
+
+    def __call__(self, texts, n_jobs: int | None = None):
+        """``(FeatureBatch, fingerprints uint64[n, bits // 64], validity)``."""
+        fb, fps, valid = binary_shingles(texts, self.spec, self.extras, self.bits, n_jobs)
+        return fb, fps.reshape(fps.shape[0], -1), valid
+
+
+def fingerprint_batches(batches: Iterable, shingler: Shingler, store: ShingleStore,
+                        budget: MemoryBudget, *, missing: str = "raise",
+                        n_jobs: int | None = None,
+                        on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+    """Shingle and fingerprint each batch of texts, their shingles into ``store``.
+
+    Returns the fingerprints of all documents, ``uint64[n, bits // 64]``. A missing
+    text (None, NaN, NA) raises ``ValueError`` naming its position with
+    ``missing="raise"``; with ``"empty"`` it has no shingles (so it is in no pair).
+    ``on_batch(rows)`` is called after each batch. Raises :class:`MemoryLimitError`
+    as soon as the documents seen cannot be searched within ``budget``.
+
+    Examples
+    --------
+    >>> store = ShingleStore(1 << 20, 1 << 20)
+    >>> fps = fingerprint_batches([["a b c", "a b d"], ["x y z"]],
+    ...                           Shingler.make(tokenizer="word", ngram=1), store,
+    ...                           MemoryBudget(1 << 30, 0))
+    >>> fps.shape, store.n_features.tolist()
+    ((3, 2), [3, 3, 3])
+    >>> store.close()
+    """
+    parts = []
+    n = 0
+    for texts in batches:
+        fb, fps, valid = shingler(texts, n_jobs)
+        if missing == "raise" and not valid.all():
+            pos = n + int(np.flatnonzero(~valid)[0])
+            raise ValueError(f"texts[{pos}] is missing (None/NaN/NA); drop missing texts "
+                             "first")
+        store.append(fb.indptr, fb.hashes)
+        parts.append(fps)
+        n += fps.shape[0]
+        budget.check_documents(n, shingler.bits)
+        if on_batch is not None:
+            on_batch(fps.shape[0])
+    store.seal()
+    if not parts:
+        return np.empty((0, shingler.bits // 64), dtype=np.uint64)
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def choose_k(words: np.ndarray, features: int, threshold: float, recall: float,
+             random_state: int | None) -> int:
+    """The candidate threshold ``k`` for ``recall`` at Jaccard ``threshold``: with the
+    corpus's own distances (a sample's :func:`background_pmf`) and the cost of
+    verifying its documents (``features`` shingles in all) from 50,000 rows on, else
+    from the recall alone (:func:`candidate_design`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> choose_k(np.zeros((10, 2), np.uint64), 100, 0.7, 0.99, 0)
+    39
+    """
+    n, words_per_row = words.shape
+    bits = 64 * words_per_row
+    rows = max(n, 2)
+    if n >= config["verify_sample_rows"]:
+        background = background_pmf(words, seed=random_state)
+        cost = 2.0 * features / rows * config["search_cost_verify_feature"]
+        return candidate_design(rows, threshold, bits, recall, background=background,
+                                verify_cost=cost).k
+    return candidate_design(rows, threshold, bits, recall).k
+
+
+def verify_wave(store: ShingleStore, i: np.ndarray, j: np.ndarray, d: np.ndarray,
+                threshold: float, n_jobs: int | None = None):
+    """The candidates ``(i, j, d)`` whose shingle sets reach Jaccard ``threshold``, as
+    ``(i, j, d, jaccard)``; documents without shingles are in no pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with ShingleStore(1 << 20, 1 << 20) as s:
+    ...     s.append(np.array([0, 2, 4, 4]), np.array([1, 2, 1, 3], dtype=np.uint64))
+    ...     s.seal()
+    ...     got = verify_wave(s, np.array([0, 0]), np.array([1, 2]), np.array([3, 5]), 0.3)
+    >>> [x.tolist() for x in got]
+    [[0], [1], [3], [0.3333333333333333]]
+    """
+    empty = store.n_features == 0
+    ok = ~(empty[i] | empty[j])
+    i, j, d = i[ok], j[ok], d[ok]
+    with threads(n_jobs):
+        sims = store.similarities(i, j, threshold)
+    ok = sims >= threshold
+    return i[ok], j[ok], d[ok], sims[ok]
