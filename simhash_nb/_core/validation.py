@@ -35,12 +35,15 @@ def _ints_to_uint64(a, name: str) -> np.ndarray:
 def as_uint64(a, name: str = "fingerprints") -> np.ndarray:
     """Fingerprint words as a ``uint64`` array of any shape.
 
-    Accepted: unsigned integer arrays (and pandas objects of them), Python ints and
-    (nested) lists or tuples of Python ints, each in ``[0, 2**64)``; lists of ints of
-    2**63 and more stay exact. Refused: bools, floats (``TypeError``), negative or too
-    large Python ints (``ValueError`` naming the position), and signed numpy arrays
-    (``TypeError``): an ``int64`` column is usually uint64 fingerprints reinterpreted,
-    so convert it explicitly (``.view(np.uint64)``).
+    Accepted: uint64 arrays of either byte order (and pandas objects of them; a
+    big-endian array is converted, its values unchanged), Python ints and (nested)
+    lists or tuples of Python ints, each in ``[0, 2**64)``; lists of ints of 2**63 and
+    more stay exact. Refused, naming the argument: bools, floats (``TypeError``),
+    negative or too large Python ints (``ValueError`` naming the position), narrower
+    unsigned arrays such as uint32 (``TypeError``: 32-bit hashes or halves of words are
+    not fingerprints), and signed numpy arrays (``TypeError``): an ``int64`` column is
+    usually uint64 fingerprints reinterpreted, so convert it explicitly
+    (``.view(np.uint64)``).
     """
     if not isinstance(a, (np.ndarray, np.generic)) and not hasattr(a, "dtype"):
         if isinstance(a, (str, bytes, dict, set, frozenset)):
@@ -57,8 +60,15 @@ def as_uint64(a, name: str = "fingerprints") -> np.ndarray:
         arr = np.asarray(a)
     if arr.dtype == np.uint64:
         return arr
-    if arr.dtype.kind == "u":
+    if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:  # another byte order: same values
         return arr.astype(np.uint64)
+    if arr.dtype.kind == "u":
+        raise TypeError(
+            f"{name} has dtype {arr.dtype}; fingerprints are 64-bit words (uint64). A "
+            f"{arr.dtype.itemsize * 8}-bit array is not widened silently: it may hold other "
+            "hashes or pieces of fingerprints; convert with .astype(np.uint64) if each value "
+            "is a whole fingerprint"
+        )
     raise TypeError(
         f"{name} must be a uint64 array (as made by simhash_nb.fingerprint) or Python "
         f"ints, got dtype {arr.dtype}; a signed int64 array of fingerprints converts "

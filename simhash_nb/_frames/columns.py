@@ -44,7 +44,7 @@ def fingerprint_kind(dtype) -> str | None:
     if isinstance(dtype, pd.CategoricalDtype):
         return "text" if fingerprint_kind(dtype.categories.dtype) == "text" else None
     if isinstance(dtype, np.dtype):
-        if dtype == np.uint64:
+        if dtype.kind == "u" and dtype.itemsize == 8:  # uint64 of either byte order
             return "fp64"
         if dtype.kind == "O":
             return "text"
@@ -101,7 +101,8 @@ def fingerprint_values(series) -> tuple[np.ndarray, np.ndarray]:
         raise TypeError(f"not a fingerprint column (dtype {series.dtype})")
     dtype = series.dtype
     if isinstance(dtype, np.dtype):
-        return np.ascontiguousarray(series.to_numpy()), np.ones(len(series), dtype=bool)
+        fps = np.ascontiguousarray(series.to_numpy(), dtype=np.uint64)  # native byte order
+        return fps, np.ones(len(series), dtype=bool)
     if isinstance(dtype, pd.ArrowDtype):
         arr = arrow_of(series)
         valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)

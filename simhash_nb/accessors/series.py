@@ -62,10 +62,13 @@ class SimhashSeriesAccessor:
     def __init__(self, obj) -> None:
         kind = fingerprint_kind(obj.dtype)
         if kind is None:
+            narrow = getattr(obj.dtype, "kind", None) == "u"  # uint8/16/32, UInt32, ...
+            hint = ("; fingerprints are 64-bit words: .astype('UInt64') if each value is a "
+                    "whole fingerprint") if narrow else ""
             raise AttributeError(
                 f"the .simhash accessor needs a text Series (object, string, str, "
                 f"string[pyarrow]) or a fingerprint Series (UInt64, binary[16][pyarrow]); "
-                f"this one has dtype {obj.dtype}"
+                f"this one has dtype {obj.dtype}{hint}"
             )
         self._obj = obj
 
