@@ -8,13 +8,15 @@ from .. import _frames
 from .components import clusters, dedupe
 from .fingerprint import fingerprint
 from .search import near_duplicates
+from .verified import cluster_texts, dedupe_texts, near_duplicate_texts
 
 # --- Dask accessors -----------------------------------------------------------------------
 
 
 class SimhashDaskSeriesAccessor:
     """``dask Series.simhash``: :func:`fingerprint`, :func:`near_duplicates`,
-    :func:`clusters` and :func:`dedupe` of the Series.
+    :func:`clusters` and :func:`dedupe` of the Series, and the verified path's
+    :func:`near_duplicate_texts`, :func:`cluster_texts` and :func:`dedupe_texts`.
 
     Examples
     --------
@@ -102,6 +104,59 @@ class SimhashDaskSeriesAccessor:
         dask Series
         """
         return dedupe(self._obj, k, keep, **options)
+
+    def near_duplicate_texts(self, threshold: float = 0.7, **options):
+        """Pairs of texts at shingle Jaccard ``>= threshold``, verified exactly; see
+        :func:`near_duplicate_texts`.
+
+        Parameters
+        ----------
+        threshold : float, default 0.7
+            Jaccard similarity of the shingle sets, in (0, 1].
+        **options
+            The other keywords of :func:`near_duplicate_texts` (``recall``, ``ids``,
+            shingle options, ...).
+
+        Returns
+        -------
+        dask DataFrame
+        """
+        return near_duplicate_texts(self._obj, threshold, **options)
+
+    def cluster_texts(self, threshold: float = 0.7, **options):
+        """Cluster labels of the texts by verified pairs; see :func:`cluster_texts`.
+
+        Parameters
+        ----------
+        threshold : float, default 0.7
+            Jaccard similarity of the shingle sets, in (0, 1].
+        **options
+            The other keywords of :func:`cluster_texts`.
+
+        Returns
+        -------
+        dask Series
+        """
+        return cluster_texts(self._obj, threshold, **options)
+
+    def dedupe_texts(self, threshold: float = 0.7, keep="first", **options):
+        """The texts kept after dropping verified near duplicates; see
+        :func:`dedupe_texts`.
+
+        Parameters
+        ----------
+        threshold : float, default 0.7
+            Jaccard similarity of the shingle sets, in (0, 1].
+        keep : {"first", "last", False}, default "first"
+            Which row of each cluster stays (``False``: only rows in no pair).
+        **options
+            The other keywords of :func:`dedupe_texts`.
+
+        Returns
+        -------
+        dask Series
+        """
+        return dedupe_texts(self._obj, threshold, keep=keep, **options)
 
 
 class SimhashDaskDataFrameAccessor:
@@ -201,6 +256,68 @@ class SimhashDaskDataFrameAccessor:
             All columns of the rows that stay.
         """
         return dedupe(self._obj, k, keep, column=column, **options)
+
+    def near_duplicate_texts(self, column: str | None = None, threshold: float = 0.7,
+                             **options):
+        """Pairs of rows whose texts have shingle Jaccard ``>= threshold``, verified
+        exactly; see :func:`near_duplicate_texts`.
+
+        Parameters
+        ----------
+        column : str, optional
+            The text column (default ``"text"``).
+        threshold : float, default 0.7
+            Jaccard similarity of the shingle sets, in (0, 1].
+        **options
+            The other keywords of :func:`near_duplicate_texts`.
+
+        Returns
+        -------
+        dask DataFrame
+        """
+        return near_duplicate_texts(self._obj, threshold, column=column, **options)
+
+    def cluster_texts(self, column: str | None = None, threshold: float = 0.7, **options):
+        """Cluster labels of the rows by verified pairs; see :func:`cluster_texts`.
+
+        Parameters
+        ----------
+        column : str, optional
+            The text column (default ``"text"``).
+        threshold : float, default 0.7
+            Jaccard similarity of the shingle sets, in (0, 1].
+        **options
+            The other keywords of :func:`cluster_texts` (``out="cluster"`` adds the
+            labels as a column).
+
+        Returns
+        -------
+        dask Series or DataFrame
+        """
+        return cluster_texts(self._obj, threshold, column=column, **options)
+
+    def dedupe_texts(self, column: str | None = None, threshold: float = 0.7, keep="first",
+                     **options):
+        """The rows kept after dropping verified near-duplicate texts; see
+        :func:`dedupe_texts`.
+
+        Parameters
+        ----------
+        column : str, optional
+            The text column (default ``"text"``).
+        threshold : float, default 0.7
+            Jaccard similarity of the shingle sets, in (0, 1].
+        keep : {"first", "last", False}, default "first"
+            Which row of each cluster stays (``False``: only rows in no pair).
+        **options
+            The other keywords of :func:`dedupe_texts`.
+
+        Returns
+        -------
+        dask DataFrame
+            All columns of the rows that stay.
+        """
+        return dedupe_texts(self._obj, threshold, keep=keep, column=column, **options)
 
 
 def _register() -> None:

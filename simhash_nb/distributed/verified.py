@@ -74,9 +74,16 @@ def _check(threshold, recall, bits, k) -> tuple[float, float]:
                          "exhaustive join")
     if bits not in (64, 128) or isinstance(bits, bool):
         raise ValueError(f"bits must be 64 or 128, got {bits!r}")
-    if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral)
-                          or not 0 <= k < bits):
-        raise ValueError(f"k must be an integer in [0, {bits}), got {k!r}")
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k < bits:
+            raise ValueError(f"k must be an integer in [0, {bits}), got {k!r}")
+        try:  # whether some design reaches the recall does not depend on the corpus size
+            candidate_design(2, threshold, bits, recall, k=int(k))
+        except ValueError:
+            raise ValueError(
+                f"k={k} is too small for recall {recall} at threshold {threshold} with "
+                f"{bits}-bit fingerprints (too many pairs at the threshold lie further "
+                "apart); leave k unset or lower the recall") from None
     return threshold, recall
 
 
@@ -236,8 +243,9 @@ class _Plan:
 
 
 def _plan(data, threshold, recall, bits, k, random_state, column, ids, shuffle_method,
-          n_jobs, options: dict) -> _Plan:
+          n_jobs, options: dict, npartitions=None) -> _Plan:
     threshold, recall = _check(threshold, recall, bits, k)
+    _check_npartitions(npartitions)
     if ids not in ("position", "index"):
         raise ValueError(f"ids must be 'position' or 'index', got {ids!r}")
     texts = _texts(data, column)
@@ -308,7 +316,6 @@ def _candidates(plan: _Plan, npartitions, limit: int, shuffle_method):
 
 def _verified(plan: _Plan, npartitions, max_pairs, shuffle_method):
     """Verified pairs ``left, right, jaccard, distance`` (lazy)."""
-    _check_npartitions(npartitions)
     cands = _candidates(plan, npartitions, _max_pairs(max_pairs), shuffle_method)
     offsets = plan.stats.offsets
     label_dtype = plan.texts._meta.index.dtype if plan.labels else None
@@ -427,14 +434,16 @@ def near_duplicate_texts(
     >>> texts = pd.Series(["the cat sat on the mat", "something else entirely",
     ...                    "the cat sat on the mat!", None])
     >>> s = dd.from_pandas(texts, npartitions=2)
-    >>> sh.distributed.near_duplicate_texts(s, 0.7).compute().values.tolist()
-    [[0.0, 2.0, 1.0, 0.0]]
-    >>> sh.near_duplicate_texts(texts[:3], 0.7).to_frame().values.tolist()
-    [[0.0, 2.0, 1.0, 0.0]]
+    >>> p = sh.distributed.near_duplicate_texts(s, 0.7).compute()
+    >>> p[["left", "right"]].values.tolist(), p.jaccard.tolist()
+    ([[0, 2]], [1.0])
+    >>> local = sh.near_duplicate_texts(texts[:3], 0.7)  # the same, on one machine
+    >>> local.i.tolist(), local.j.tolist(), local.jaccard.tolist()
+    ([0], [2], [1.0])
     """
     plan = _plan(data, threshold, recall, bits, k, random_state, column, ids, shuffle_method,
                  n_jobs, dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize,
-                              seed=seed, spec=spec, params=params))
+                              seed=seed, spec=spec, params=params), npartitions)
     return _verified(plan, npartitions, max_pairs, shuffle_method)
 
 
@@ -452,7 +461,7 @@ def _text_stars(data, threshold, recall, bits, k, random_state, column, npartiti
             max_rounds < 1:
         raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
     plan = _plan(data, threshold, recall, bits, k, random_state, column, "position",
-                 shuffle_method, n_jobs, options)
+                 shuffle_method, n_jobs, options, npartitions)
     pairs = _verified(plan, npartitions, max_pairs, shuffle_method)
     edges = pairs.map_partitions(_edges, meta=EDGE_META)
     stars = _stars(edges, max(1, plan.texts.npartitions), shuffle_method, int(max_rounds))
