@@ -20,7 +20,7 @@ Recipe of ``build(n, seed)`` (deterministic for a given ``n``, ``seed`` and sour
    ``0.01 + 0.24 * (g / 15) ** 2`` (1% to 25%, denser at small rates).
 4. **Exact copies** (6%): unique documents repeated verbatim.
 5. Shuffled (a permutation of all ``n``), then cut into shards of consecutive rows
-   (``part-00000.parquet``, ...; columns ``id`` int64, ``text`` string). Ids are
+   (``shards/part-00000.parquet``, ...; columns ``id`` int64, ``text`` string). Ids are
    ``row * 0x9E3779B97F4A7C15 mod 2**63``: unique, not row numbers.
 
 Generation streams: one shard is made and written at a time; what stays in memory is
@@ -165,7 +165,7 @@ def build(n: int, seed: int = 0, folder: Path | None = None, shards: int | None 
     shards = shards or shards_for(n)
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+    (tmp / "shards").mkdir(parents=True)
     pool, source = sentences()
     k_lo, k_hi = _k_range(pool)
     uniq = _Uniques(pool, seed, k_lo, k_hi)
@@ -208,7 +208,7 @@ def build(n: int, seed: int = 0, folder: Path | None = None, shards: int | None 
                 planted["edit_rate"].append(float(rates[g]))
         n_bytes += sum(len(t.encode("utf-8")) for t in texts)
         pq.write_table(pa.table({"id": _ids(rows), "text": pa.array(texts, pa.string())}),
-                       tmp / f"part-{s:05d}.parquet")
+                       tmp / "shards" / f"part-{s:05d}.parquet")
         if progress:
             done = s + 1
             eta = (time.perf_counter() - t0) / done * (shards - done)
@@ -243,7 +243,7 @@ def ensure(n: int, seed: int = 0, truth: bool = True) -> Path:
 
 
 def shard_paths(folder: Path) -> list[Path]:
-    return sorted(Path(folder).glob("part-*.parquet"))
+    return sorted((Path(folder) / "shards").glob("part-*.parquet"))
 
 
 def read(folder: Path, shards: list[Path] | None = None) -> tuple[np.ndarray, list[str]]:

@@ -19,7 +19,8 @@ SECTIONS = {"fingerprint": "bench_fingerprint", "bitsums": "bench_bitsums",
             "widths": "bench_widths",
             "accessors": "bench_accessors", "evaluate": "bench_evaluate",
             "features": "bench_features", "distributed": "bench_distributed",
-            "e2e": "bench_e2e", "compare": "bench_compare", "cold": "bench_cold"}
+            "e2e": "bench_e2e", "compare": "bench_compare", "cold": "bench_cold",
+            "out_of_core": "bench_out_of_core"}
 
 
 # target file -> prefix that makes the body's repository-relative links work from it
