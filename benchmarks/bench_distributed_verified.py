@@ -1,0 +1,94 @@
+"""The verified path on Dask against one machine: ``sh.distributed.near_duplicate_texts``
+on a LocalCluster of 2 worker processes (1 thread each) against
+``sh.near_duplicate_texts`` (with the same 2 cores), on ``real_like(n)`` texts (see
+``benchmarks/corpus.py``; the bundled samples where ``../shared/data`` is absent).
+
+Both paths start from texts in memory (the Dask ones persisted on the workers first),
+and each is warmed on a small slice first, so that only the work is timed. Agreement is
+``|intersection| / |union|`` of the two pair sets (the issue's target: >= 0.99, and a
+Dask time <= 3x one machine's at 200k texts).
+
+Run: ``python -m benchmarks.bench_distributed_verified --n 200000`` (default 200,000);
+prints ``{"n", "local_s", "dask_s", "ratio", "agreement", ...}`` as JSON;
+``--save`` also writes ``benchmarks/results/distributed_verified.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+
+def _pairs(i, j) -> set:
+    return set(zip(np.asarray(i).tolist(), np.asarray(j).tolist()))
+
+
+def _local(texts: list[str], threshold: float) -> tuple[float, set, object]:
+    import simhash_nb as sh
+
+    sh.near_duplicate_texts(texts[:2000], threshold)  # warm
+    t = time.perf_counter()
+    got = sh.near_duplicate_texts(texts, threshold)
+    return time.perf_counter() - t, _pairs(got.i, got.j), got
+
+
+def _dask(texts: list[str], threshold: float, partitions: int, workers: int) -> tuple[float, set]:
+    import dask.dataframe as dd
+    import pandas as pd
+    from distributed import Client, LocalCluster, wait
+
+    import simhash_nb as sh
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster):
+        warm = dd.from_pandas(pd.Series(texts[:2000]), npartitions=workers)
+        sh.distributed.near_duplicate_texts(warm, threshold).compute()
+        data = dd.from_pandas(pd.Series(texts), npartitions=partitions).persist()
+        wait(data)
+        t = time.perf_counter()
+        got = sh.distributed.near_duplicate_texts(data, threshold).compute()
+        return time.perf_counter() - t, _pairs(got.left, got.right)
+
+
+def run(n: int, threshold: float = 0.7, partitions: int | None = None,
+        workers: int = 2) -> dict:
+    """Time both paths on ``real_like(n)`` and compare their pairs."""
+    from .corpus import real_like
+
+    texts = real_like(n)
+    partitions = partitions or max(workers, n // 25_000)
+    local_s, local_pairs, got = _local(texts, threshold)
+    dask_s, dask_pairs = _dask(texts, threshold, partitions, workers)
+    union = local_pairs | dask_pairs
+    agreement = len(local_pairs & dask_pairs) / len(union) if union else 1.0
+    return {"n": n, "threshold": threshold, "partitions": partitions, "workers": workers,
+            "k": int(got.k), "pairs": len(local_pairs), "local_s": round(local_s, 3),
+            "dask_s": round(dask_s, 3), "ratio": round(dask_s / local_s, 2),
+            "agreement": agreement}
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=200_000, help="texts (default 200,000)")
+    ap.add_argument("--threshold", type=float, default=0.7)
+    ap.add_argument("--partitions", type=int, default=None,
+                    help="partitions of the texts (default n / 25,000, at least 2)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--save", action="store_true",
+                    help="also write benchmarks/results/distributed_verified.json")
+    args = ap.parse_args(argv)
+    res = run(args.n, args.threshold, args.partitions, args.workers)
+    print(json.dumps(res))
+    if args.save:
+        from ._common import save
+
+        save("distributed_verified", res)
+    return res
+
+
+if __name__ == "__main__":
+    main()
