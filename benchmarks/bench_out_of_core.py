@@ -119,20 +119,24 @@ def _cli() -> str:
     return str(exe) if exe.exists() else "simhash-nb"
 
 
-def streaming_support() -> tuple[bool, bool, str]:
-    """(streaming available, incremental available, reason when not)."""
+def streaming_support() -> tuple[str | None, bool, str]:
+    """(how to stream: "cli", "python" or None; incremental available; why not).
+
+    "python" (``sh.near_duplicate_shards`` in a child) stands in while the CLI lacks
+    ``--memory-limit``.
+    """
     import simhash_nb as sh
 
     if not hasattr(sh, "near_duplicate_shards"):
-        return False, False, ("simhash_nb has no near_duplicate_shards yet (the streaming path "
-                              "of issue 22)")
+        return None, False, ("simhash_nb has no near_duplicate_shards yet (the streaming path "
+                             "of issue 22)")
     p = subprocess.run([_cli(), "pairs", "--help"], capture_output=True, text=True)
     help_text = p.stdout + p.stderr
     if "--memory-limit" not in help_text:
-        return False, False, "simhash-nb pairs has no --memory-limit yet (issue 22)"
+        return "python", False, "simhash-nb pairs has no --memory-limit/--save/--against yet"
     if "--against" not in help_text or "--save" not in help_text:
-        return True, False, "simhash-nb pairs has no --save/--against yet (issue 22)"
-    return True, True, ""
+        return "cli", False, "simhash-nb pairs has no --save/--against yet (issue 22)"
+    return "cli", True, ""
 
 
 # --------------------------------------------------------------------------- children
@@ -157,6 +161,16 @@ def _child_in_memory(shards: str, out: str) -> None:
                       "n": len(texts)}))
 
 
+def _child_streaming(shards: str, out: str, memory_limit: str) -> None:
+    """The streaming path through Python (while the CLI lacks --memory-limit)."""
+    import simhash_nb as sh
+
+    df = sh.near_duplicate_shards(shards, THRESHOLD, text_column="text", id_column="id",
+                                  memory_limit=memory_limit, tokenizer="word", ngram=3)
+    df[["left", "right", "jaccard"]].to_parquet(out)
+    print(json.dumps({"n_pairs": len(df)}))
+
+
 def run_in_memory(shards: Path, out: Path, timeout: float) -> dict:
     res = timed_run([sys.executable, "-m", "benchmarks.bench_out_of_core", "--child-in-memory",
                      shards, out], timeout)
@@ -176,6 +190,18 @@ def run_streaming(inputs: list, out: Path, memory_limit: str, timeout: float,
     shown = [str(c) if not isinstance(c, Path) or c.suffix != ".parquet" else c.name
              for c in cmd[1:]]
     res["api"] = "simhash-nb " + " ".join(shown)
+    if res["status"] == "ok":
+        res["pairs_file"] = str(out)
+    return res
+
+
+def run_streaming_python(shards: Path, out: Path, memory_limit: str, timeout: float) -> dict:
+    res = timed_run([sys.executable, "-m", "benchmarks.bench_out_of_core", "--child-streaming",
+                     shards, out, memory_limit], timeout)
+    res.pop("stdout", None)
+    res["api"] = (f"sh.near_duplicate_shards(shards, {THRESHOLD}, text_column='text', "
+                  f"id_column='id', memory_limit={memory_limit!r}, tokenizer='word', ngram=3)"
+                  " (Python: the CLI lacks --memory-limit)")
     if res["status"] == "ok":
         res["pairs_file"] = str(out)
     return res
@@ -209,8 +235,9 @@ def read_pairs(path) -> np.ndarray:
 
 
 def _keys(pairs: np.ndarray) -> np.ndarray:
-    """One comparable key per pair (a structured view), unique."""
-    p = np.ascontiguousarray(np.asarray(pairs, np.int64).reshape(-1, 2))
+    """One comparable key per pair, whichever way round it is given (a structured view)."""
+    p = np.asarray(pairs, np.int64).reshape(-1, 2)
+    p = np.ascontiguousarray(np.stack([p.min(axis=1), p.max(axis=1)], axis=1))
     p = p[p[:, 0] != p[:, 1]]
     return np.unique(p.view([("l", np.int64), ("r", np.int64)]).ravel())
 
@@ -250,10 +277,13 @@ def run_size(n: int, args, peers: list[str], support) -> dict:
         print(f"-- n={n:,}: {meta['bytes'] / 1e6:,.0f} MB in {meta['shards']} shards", flush=True)
         runs["in_memory"] = run_in_memory(shards, work / "in_memory.parquet", args.timeout)
         _say("in_memory", runs["in_memory"])
-        stream_ok, incr_ok, why = support
-        if stream_ok:
+        how, incr_ok, why = support
+        if how == "cli":
             runs["streaming"] = run_streaming([shards], work / "streaming.parquet",
                                               args.memory_limit, args.timeout)
+        elif how == "python":
+            runs["streaming"] = run_streaming_python(shards, work / "streaming.parquet",
+                                                     args.memory_limit, args.timeout)
         else:
             runs["streaming"] = {"status": f"unavailable: {why}"}
         _say("streaming", runs["streaming"])
@@ -316,7 +346,12 @@ def main(argv=None) -> dict | None:
     ap.add_argument("--timeout", type=float, default=None, help="seconds per run")
     ap.add_argument("--child-in-memory", nargs=2, metavar=("SHARDS", "OUT"),
                     help=argparse.SUPPRESS)
+    ap.add_argument("--child-streaming", nargs=3, metavar=("SHARDS", "OUT", "LIMIT"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.child_streaming:
+        _child_streaming(*args.child_streaming)
+        return None
     if args.child_in_memory:
         _child_in_memory(*args.child_in_memory)
         return None
@@ -330,8 +365,8 @@ def main(argv=None) -> dict | None:
     if peers and not ensure_peers():
         print("peers: unavailable: benchmarks/peers/setup.sh failed", file=sys.stderr)
     support = streaming_support()
-    if not support[0]:
-        print(f"streaming: unavailable: {support[2]}", flush=True)
+    if support[2]:
+        print(f"note: {support[2]}", flush=True)
     res = {"threshold": THRESHOLD, "memory_limit": args.memory_limit, "quick": args.quick,
            "features": "word 3-grams", "sizes": {}}
     for n in sizes:
