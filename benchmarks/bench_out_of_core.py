@@ -33,6 +33,8 @@ run each (no warm-up: the cost a user sees, imports and Numba's cache loading in
   workers run side by side, so its total can be up to twice its figure.
 
 Precision, recall and F1 are against the truth (exact Jaccard, all pairs), not pooled.
+Above 2M documents there is no truth (it needs every text in memory): there each tool's
+pairs are compared with the in-memory path's (``agreement_with_in_memory``).
 """
 
 from __future__ import annotations
@@ -293,10 +295,14 @@ def run_size(n: int, args, peers: list[str], support) -> dict:
         for name in peers:
             runs[name] = run_peer(name, shards, work / "peers", args.timeout)
             _say(name, runs[name])
-        for r in runs.values():
+        base_pairs = (read_pairs(runs["in_memory"]["pairs_file"])
+                      if runs["in_memory"].get("status") == "ok" else None)
+        for name, r in runs.items():
             if r.get("status") == "ok" and r.get("pairs_file"):
-                r.update(score(read_pairs(r["pairs_file"]), truth))
-                r.pop("pairs_file")
+                found = read_pairs(r.pop("pairs_file"))
+                r.update(score(found, truth))
+                if truth is None and base_pairs is not None and name != "in_memory":
+                    r["agreement_with_in_memory"] = agreement(found, base_pairs)
         base = runs["in_memory"]
         for name, r in runs.items():
             if name != "in_memory" and r.get("wall_s") and base.get("wall_s"):
@@ -414,6 +420,8 @@ def report(res: dict) -> str:
                         f"agreement {_fmt_p(r.get('agreement_with_full_run'))}")
             elif r.get("time_vs_in_memory"):
                 note = f"{r['time_vs_in_memory']:.2f}x in-memory time"
+            if r.get("agreement_with_in_memory") is not None:
+                note += f"; pairs agree {r['agreement_with_in_memory']:.3f} with in-memory"
             rows.append([f"{int(n):,} ({mb:,.0f} MB)", label, _fmt_s(r.get("wall_s")),
                          _fmt_gb(r.get("peak_rss_mb")), _fmt_p(r.get("f1")),
                          _fmt_p(r.get("precision")), _fmt_p(r.get("recall")), note])
