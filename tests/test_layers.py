@@ -182,3 +182,34 @@ def test_core_function_level_imports_are_heavy_libraries():
                                     "importlib", "gzip", "io"}:
                 bad.append(f"{mod}:{line} imports {target} inside a function")
     assert not bad, bad
+
+
+# files owned elsewhere that may still take a private name from another module, with why
+PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
+    "simhash_nb/distributed/verified.py": (
+        "takes 11 private helpers (_route, _emit, _search_part, ...) from its siblings in "
+        "distributed/; that folder was owned by another session when this test was written: "
+        "name them there (or move them next to their users) and drop this entry"),
+}
+
+
+def test_no_private_names_across_modules():
+    """No ``from x import _name`` between two of our modules: an internal API has a name.
+
+    A private *module* (``from .. import _frames``, ``from .._core import x``) is a layer's
+    path, not a hidden name, and is allowed; a private function, class or constant used by
+    another module is made public inside its layer (no underscore, documented where it is
+    defined) or the code that needs it moves next to it.
+    """
+    bad = []
+    for mod in MODULES:
+        rel = MODULES[mod].relative_to(PKG.parent).as_posix()
+        if rel in PRIVATE_IMPORTS_ALLOWED:
+            continue
+        for target, name, _, line in _imports(mod):
+            ours = _ours(target)
+            if ours is None or name is None or not name.startswith("_") or name.startswith("__"):
+                continue
+            if ours != mod:
+                bad.append(f"{mod}:{line} takes {name} from {ours}")
+    assert not bad, "\n".join(bad)

@@ -134,11 +134,11 @@ def test_null_slots_holding_bytes_come_out_empty():
                 max_size=10), st.integers(0, 3))
 def test_nonascii_segments_matches_reference(texts, cut):
     from simhash_nb._core.parallel import balanced_chunks
-    from simhash_nb._core.text import _buffers
+    from simhash_nb._core.text import string_buffers
     from simhash_nb._kernels.normalize import nonascii_segments
 
     arr = pa.array(["é"] * cut + texts, pa.large_string()).slice(cut).fill_null("")
-    data, offsets = _buffers(arr)
+    data, offsets = string_buffers(arr)
     offsets = np.ascontiguousarray(offsets)
     starts, ends = nonascii_segments(data, offsets, balanced_chunks(offsets, 2))
     want = [(int(offsets[i]) + a, int(offsets[i]) + b) for i, t in enumerate(arr.to_pylist())
@@ -152,11 +152,11 @@ def test_nonascii_segments_matches_reference(texts, cut):
                 max_size=10), st.integers(1, 4))
 def test_segments_on_a_sliced_buffer_stay_inside_the_documents(texts, cut):
     """Bytes of the buffer before the first or after the last document are no piece."""
-    from simhash_nb._core.text import _buffers
+    from simhash_nb._core.text import string_buffers
 
     arr = pa.array(["é!"] * cut + [t or "" for t in texts] + ["ü"] * cut,
                    pa.large_string()).slice(cut, len(texts))
-    data, offsets = _buffers(arr)
+    data, offsets = string_buffers(arr)
     offsets = np.ascontiguousarray(offsets)
     starts, ends = segments_numpy(data, offsets)
     want = [(int(offsets[i]) + a, int(offsets[i]) + b) for i, t in enumerate(arr.to_pylist())

@@ -13,7 +13,7 @@ from .idf import IdfTable, apply_idf
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .spec import FingerprintSpec
 from .text import text_buffers
-from .tokenizers import _MODES, kernel_classes, prepare
+from .tokenizers import MODES, kernel_classes, prepare
 
 __all__ = ["FeatureBatch", "features", "fit_idf"]
 
@@ -81,7 +81,7 @@ def text_batch(texts, spec: FingerprintSpec, extras: dict, n_jobs=None, progress
         return jf.jieba_batch(texts, spec, extras["setup"], n_jobs, progress)
     if spec.tokenizer == "callable":
         return jf.callable_batch(texts, spec, extras["func"], extras.get("idf"), progress)
-    if spec.tokenizer in _MODES:
+    if spec.tokenizer in MODES:
         base = spec.replace(weights="tf") if spec.weights == "tfidf" else spec
         fb, valid = text_features(texts, base, n_jobs, return_valid=True)
         if spec.weights == "tfidf":

@@ -31,7 +31,7 @@ from .features import (
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .spec import FingerprintSpec
 from .text import text_buffers, text_slices
-from .tokenizers import _MODES, is_fast, kernel_classes, prepare
+from .tokenizers import MODES, is_fast, kernel_classes, prepare
 from .validation import check_bits
 
 __all__ = ["features_and_fingerprints", "fingerprint", "fingerprint_features"]
@@ -308,7 +308,7 @@ def binary_shingles(texts, spec: FingerprintSpec, extras: dict, bits: int,
     >>> fb.n_features.tolist(), fps.shape, valid.tolist()
     ([2, 0], (2, 2), [True, False])
     """
-    if spec.tokenizer in _MODES:
+    if spec.tokenizer in MODES:
         fb, fps, valid = binary_features(texts, spec, bits, n_jobs, shared_weights=True)
         return fb, (fps[:, 0] if bits == 64 else fps), valid
     fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)

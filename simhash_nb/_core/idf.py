@@ -21,7 +21,8 @@ from .text import normalize_arrow
 __all__ = ["IdfTable", "apply_idf"]
 
 
-def _digest(parts: Iterable[bytes]) -> str:
+def digest(parts: Iterable[bytes]) -> str:
+    """``"sha1:<hex>"`` of length-prefixed byte strings: the content name a spec records."""
     h = hashlib.sha1()
     for p in parts:
         h.update(len(p).to_bytes(8, "little"))
@@ -91,7 +92,7 @@ class IdfTable:
         if self.source == "jieba":
             return "jieba"
         if not self._tag:
-            self._tag.append(_digest([self.hashes.tobytes(), self.values.tobytes(),
+            self._tag.append(digest([self.hashes.tobytes(), self.values.tobytes(),
                                       np.float64(self.default).tobytes()]))
         return self._tag[0]
 

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from ..config import config
 from . import tokens as _tokens
 from .batch import FeatureBatch
-from .idf import IdfTable, _digest, apply_idf
+from .idf import IdfTable, apply_idf, digest
 from .spec import FingerprintSpec, build_spec
 from .text import normalize_arrow, to_arrow
 
@@ -84,7 +84,7 @@ def _stop_words(value) -> tuple[str, frozenset[str]]:
         raise TypeError(f"stop_words must be 'default', 'none', a path or words, got {value!r}")
     if words == default_stop_words():
         return "default", words
-    return _digest(w.encode("utf-8") for w in sorted(words)), words
+    return digest(w.encode("utf-8") for w in sorted(words)), words
 
 
 def _user_dict(value) -> tuple[str | None, str | None]:
@@ -100,7 +100,7 @@ def _user_dict(value) -> tuple[str | None, str | None]:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"jieba user dictionary {os.fspath(value)!r} does not exist")
     with open(path, "rb") as f:
-        return path, _digest([f.read()])
+        return path, digest([f.read()])
 
 
 # --- options -------------------------------------------------------------------------

@@ -279,7 +279,8 @@ def _unescape_html(arr: pa.Array) -> pa.Array:
     return pc.replace_with_mask(arr, has, decoded)
 
 
-def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """``(data, offsets)`` of a ``large_string`` Arrow array, without a copy."""
     n = len(arr)
     _, off_buf, data_buf = arr.buffers()
     offsets = np.frombuffer(off_buf, dtype=np.int64)[arr.offset : arr.offset + n + 1]
@@ -335,7 +336,7 @@ def _pieces(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, steps: tuple
     arr = normalize_parallel(arr, steps, n_threads)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
-    pieces, piece_offsets = _buffers(arr)
+    pieces, piece_offsets = string_buffers(arr)
     return np.array(pieces), np.array(piece_offsets, dtype=np.int64)
 
 
@@ -386,12 +387,12 @@ def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1,
     n = len(arr)
     if n == 0:
         return TextBuffers(np.empty(0, np.uint8), np.zeros(1, np.int64), np.empty(0, bool))
-    data, offsets = _buffers(arr)
+    data, offsets = string_buffers(arr)
     valid = np.ones(n, dtype=bool)
     if arr.null_count:
         valid = arr.is_valid().to_numpy(zero_copy_only=False)
         if np.any(np.diff(offsets)[~valid]):  # null slots that still hold bytes
-            data, offsets = _buffers(arr.fill_null(""))
+            data, offsets = string_buffers(arr.fill_null(""))
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     punct, collapse = "punct" in normalize, "whitespace" in normalize
     piece_steps = tuple(step for step in normalize if step in _PIECE_STEPS)

@@ -23,7 +23,8 @@ FINGERPRINT_OPTIONS = SPEC_OPTIONS + RUN_OPTIONS
 """Every fingerprint option, defined once: every face splits its ``**options`` with
 :func:`split_options` and makes the spec with :func:`prepare`."""
 
-_MODES = {"char": MODE_CHAR, "word": MODE_WORD}
+MODES = {"char": MODE_CHAR, "word": MODE_WORD}
+"""Kernel mode of each built-in tokenizer (the tokenizers the fused kernels run)."""
 
 
 def kernel_classes(spec: FingerprintSpec):
@@ -34,7 +35,7 @@ def kernel_classes(spec: FingerprintSpec):
 
 def is_fast(spec: FingerprintSpec) -> bool:
     """True if the fused Numba kernel makes these fingerprints (built-in tokens, unit weights)."""
-    return spec.tokenizer in _MODES and spec.weights in ("tf", "binary")
+    return spec.tokenizer in MODES and spec.weights in ("tf", "binary")
 
 
 def _callable_name(func, params: dict) -> str:

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from .._kernels.xxh64 import xxh64_many
 from .batch import FeatureBatch
-from .text import _buffers
+from .text import string_buffers
 
 
 def as_string_array(strings) -> pa.Array:
@@ -56,7 +56,7 @@ def hash_strings(strings, seed: int = 0) -> np.ndarray:
     arr = as_string_array(strings)
     if len(arr) == 0:
         return np.empty(0, np.uint64)
-    data, offsets = _buffers(arr)
+    data, offsets = string_buffers(arr)
     return xxh64_many(data, np.ascontiguousarray(offsets, dtype=np.int64), np.uint64(seed))
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .shingles import _decode, _next_cp_start, doc_hashes, insert_sorted, sort_u64, sort_unique
+from .shingles import decode_cp, doc_hashes, insert_sorted, next_cp_start, sort_u64, sort_unique
 from .signsums import bit_majority, signed_bit_sums
 
 MAX_UNIT_FEATURES = 2**31 - 1  # bit_majority counts in int32 lanes
@@ -137,7 +137,8 @@ def sorted_distinct(hashes, m, table, stamps, stamp):
 
 
 @njit(cache=True)
-def _max_len(offsets, lo, hi):
+def max_doc_len(offsets, lo, hi):
+    """Longest document (in bytes) among documents ``lo:hi`` of ``offsets``."""
     m = 0
     for i in range(lo, hi):
         m = max(m, offsets[i + 1] - offsets[i])
@@ -148,7 +149,7 @@ def _max_len(offsets, lo, hi):
 def _scratch(offsets, lo, hi, n, with_set):
     """Per-chunk buffers for documents ``lo..hi-1``: hashes, word bounds, n-gram bytes and
     (``with_set``) the hash-set table of :func:`distinct`."""
-    size = _max_len(offsets, lo, hi) + 1
+    size = max_doc_len(offsets, lo, hi) + 1
     set_size = _set_size(size) * 3 // 2 if with_set else 1  # slack for sorted_distinct
     return (np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.int64),
             np.empty(size, dtype=np.int64), np.empty(size + n, dtype=np.uint8),
@@ -277,8 +278,8 @@ def occurrences(data, start, end, n, classes):
                 q = p + 1
                 cls = classes[b0]
             else:
-                q = _next_cp_start(data, p, end)
-                cls = classes[_decode(data, p)]
+                q = next_cp_start(data, p, end)
+                cls = classes[decode_cp(data, p)]
             if cls == 1:
                 units += not in_word
                 in_word = True

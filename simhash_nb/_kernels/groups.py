@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .table_keys import _ONE
+from .table_keys import ONE
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -20,7 +20,7 @@ def group_identical(sorted_, row_bits, fps, n_tasks, write, rep):
     n = sorted_.shape[0]
     words = fps.shape[1]
     rb = np.uint64(row_bits)
-    rmask = (_ONE << rb) - _ONE
+    rmask = (ONE << rb) - ONE
     groups = np.zeros(n_tasks, dtype=np.int64)
     for t in prange(n_tasks):
         lo = t * n // n_tasks

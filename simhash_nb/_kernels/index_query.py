@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit, prange
 
 from .popcount import popcount64
-from .table_keys import _ONE, is_owner, row_key
+from .table_keys import ONE, is_owner, row_key
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -26,7 +26,7 @@ def query_run(
     words = q.shape[1]
     m = tabs.shape[1]
     rb = np.uint64(row_bits)
-    rmask = (_ONE << rb) - _ONE
+    rmask = (ONE << rb) - ONE
     kk = np.uint64(k)
     out_q = np.empty(n_tasks * cap, dtype=np.int64)
     out_s = np.empty(n_tasks * cap, dtype=np.int64)
@@ -41,7 +41,7 @@ def query_run(
                 ep = extra_pieces[tb]
                 key, ev = row_key(q, qi, kp, ep, hashed[tb], key_bits[tb])
                 low = np.uint64(extra_bits[tb] + row_bits)
-                emask = ((_ONE << np.uint64(extra_bits[tb])) - _ONE) << rb
+                emask = ((ONE << np.uint64(extra_bits[tb])) - ONE) << rb
                 qword = (key << low) | (ev << rb)
                 row = tabs[tb]
                 # first position whose key is >= the query key

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .shingles import _decode, _next_cp_start
+from .shingles import decode_cp, next_cp_start
 
 PUNCT = 3
 SPACE = 4
@@ -109,8 +109,8 @@ def _utf8_range(src, p, end, table, classes, punct, collapse, out, o, run):
             run = sep
             p += 1
             continue
-        q = _next_cp_start(src, p, end)
-        c = classes[_decode(src, p)]
+        q = next_cp_start(src, p, end)
+        c = classes[decode_cp(src, p)]
         is_punct = punct and c == PUNCT
         if collapse and (c == SPACE or is_punct):
             out[o] = 32

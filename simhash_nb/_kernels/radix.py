@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .table_keys import _ONE, make_words
+from .table_keys import ONE, make_words
 
 
 @njit(cache=True, nogil=True)
@@ -36,7 +36,7 @@ def _sort_segment(buf, tmp, s, e, low, rem_bits, local_bits):
     ``tmp[s:e]`` as scratch, insertion sort for short segments."""
     m = e - s
     if m <= 16:
-        kmask = (_ONE << np.uint64(rem_bits)) - _ONE
+        kmask = (ONE << np.uint64(rem_bits)) - ONE
         for x in range(s + 1, e):
             v = buf[x]
             kv = (v >> low) & kmask

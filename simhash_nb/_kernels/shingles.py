@@ -29,7 +29,7 @@ MODE_WORD = 1
 
 
 @njit(inline="always", cache=True)
-def _next_cp_start(data, p, end):
+def next_cp_start(data, p, end):
     """Position of the code point after the one starting at ``p``."""
     p += 1
     while p < end and (data[p] & 0xC0) == 0x80:
@@ -38,7 +38,7 @@ def _next_cp_start(data, p, end):
 
 
 @njit(inline="always", cache=True)
-def _decode(data, p):
+def decode_cp(data, p):
     """Code point starting at ``p`` (input is valid UTF-8)."""
     b0 = np.int64(data[p])
     if b0 < 0x80:
@@ -65,12 +65,12 @@ def char_hashes(data, start, end, n, seed, out):
     head = start
     p = start
     while p < end:
-        p = _next_cp_start(data, p, end)
+        p = next_cp_start(data, p, end)
         units += 1
         if units >= n:
             out[c] = xxh64(data, head, p, seed)
             c += 1
-            head = _next_cp_start(data, head, end)
+            head = next_cp_start(data, head, end)
     if 0 < units < n:
         out[0] = xxh64(data, start, end, seed)
         c = 1
@@ -89,8 +89,8 @@ def word_bounds(data, start, end, classes, wstart, wend):
             q = p + 1
             cls = classes[b0]
         else:
-            q = _next_cp_start(data, p, end)
-            cls = classes[_decode(data, p)]
+            q = next_cp_start(data, p, end)
+            cls = classes[decode_cp(data, p)]
         if cls == 1:
             if not in_word:
                 wstart[nw] = p

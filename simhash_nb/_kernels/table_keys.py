@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_ONE = np.uint64(1)
+ONE = np.uint64(1)  # the uint64 one of bit masks (``ONE << b``), shared by the table kernels
 _SEED = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)

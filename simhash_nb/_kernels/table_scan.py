@@ -7,7 +7,7 @@ from numba import njit, prange
 
 from .popcount import popcount64
 from .radix import sort_table_serial
-from .table_keys import _ONE, is_owner
+from .table_keys import ONE, is_owner
 
 
 @njit(cache=True, nogil=True)
@@ -36,8 +36,8 @@ def scan_range(
     words = fps.shape[1]
     rb = np.uint64(row_bits)
     low = np.uint64(extra_bits + row_bits)
-    rmask = (_ONE << rb) - _ONE
-    emask = ((_ONE << np.uint64(extra_bits)) - _ONE) << rb
+    rmask = (ONE << rb) - ONE
+    emask = ((ONE << np.uint64(extra_bits)) - ONE) << rb
     kk = np.uint64(k)
     weigh_a = wa.shape[0] > 0
     weigh_b = wb.shape[0] > 0

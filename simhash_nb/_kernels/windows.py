@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .bitsums import _max_len
-from .shingles import _next_cp_start, word_bounds
+from .bitsums import max_doc_len
+from .shingles import next_cp_start, word_bounds
 
 
 @njit(cache=True, nogil=True)
@@ -26,7 +26,7 @@ def unit_bounds(data, start, end, classes, ustart, uend):
     c = 0
     p = start
     while p < end:
-        q = _next_cp_start(data, p, end)
+        q = next_cp_start(data, p, end)
         ustart[c] = p
         uend[c] = q
         c += 1
@@ -42,7 +42,7 @@ def unit_counts(data, offsets, chunks, classes):
     for c in prange(chunks.shape[0] - 1):
         lo = chunks[c]
         hi = chunks[c + 1]
-        size = _max_len(offsets, lo, hi) + 1
+        size = max_doc_len(offsets, lo, hi) + 1
         ustart = np.empty(size, dtype=np.int64)
         uend = np.empty(size, dtype=np.int64)
         for i in range(lo, hi):
@@ -62,7 +62,7 @@ def window_spans(data, offsets, chunks, classes, window, stride, win_indptr):
     for c in prange(chunks.shape[0] - 1):
         lo = chunks[c]
         hi = chunks[c + 1]
-        size = _max_len(offsets, lo, hi) + 1
+        size = max_doc_len(offsets, lo, hi) + 1
         ustart = np.empty(size, dtype=np.int64)
         uend = np.empty(size, dtype=np.int64)
         for i in range(lo, hi):
