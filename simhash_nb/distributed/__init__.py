@@ -23,8 +23,8 @@ How it works
 - :func:`near_duplicate_texts`, :func:`cluster_texts` and :func:`dedupe_texts` are
   the verified path (exact shingle Jaccard at a threshold): candidates from the same
   table-key shuffle, with the single machine's ``k`` and seeded sampled tables, then
-  each candidate shuffled with the shingle hashes of its two texts and verified
-  (:mod:`simhash_nb.distributed.verified`).
+  each candidate shuffled with the shingle hashes of its two texts and verified (the
+  user guide's "Verified near-duplicates on a Dask cluster" tells what moves where).
 
 Row ids
 -------

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from .._core.batch import FeatureBatch
 from .._core.fingerprint import features_and_fingerprints
 from .._core.parallel import threads
 from .._frames import arrow_of
@@ -45,14 +46,15 @@ class Shingling:
     options: dict
     n_jobs: int | None = 1
 
-    def batch(self, texts: pd.Series):
+    def batch(self, texts: pd.Series) -> tuple[FeatureBatch, np.ndarray]:
         """Binary-weight features and fingerprints of ``texts`` (none missing)."""
         with threads(self.n_jobs):
             return features_and_fingerprints(texts, self.bits, n_jobs=self.n_jobs,
                                              **self.options)
 
 
-def take_runs(indptr: np.ndarray, hashes: np.ndarray, docs: np.ndarray):
+def take_runs(indptr: np.ndarray, hashes: np.ndarray,
+              docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The hashes of documents ``docs`` of a CSR batch, concatenated: ``(lengths, values)``."""
     starts = indptr[docs]
     lengths = indptr[docs + 1] - starts
@@ -122,7 +124,7 @@ def _as_binary(lengths: np.ndarray, values: np.ndarray) -> pd.api.extensions.Ext
     return pd.arrays.ArrowExtensionArray(arr)
 
 
-def _carried(rows: pd.DataFrame):
+def _carried(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """``(lengths, values)`` of the shingles carried in ``rows`` (empty where none)."""
     if len(rows) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)

@@ -41,6 +41,7 @@ from .._core.clusters import check_keep
 from .._core.search.design import check_recall
 from .._core.search.families import TableFamily, sampled
 from .._core.similarity import check_similarity
+from .._frames import fingerprint_array
 from ..config import config
 from .components import _drops, _keep_part, _route, _stars
 from .input import _check_picklable, check_dask, fp_meta, row_base, select, task_threads
@@ -64,7 +65,7 @@ _SAMPLE = int(inspect.signature(background_pmf).parameters["sample"].default)
 # --- checks -------------------------------------------------------------------------------
 
 
-def _check(threshold, recall, bits, k) -> tuple[float, float]:
+def _check(threshold, recall, bits: int, k: int | None) -> tuple[float, float]:
     """The single-machine checks of the verified path, and of the ``k`` override."""
     threshold = check_similarity(threshold, "threshold")
     recall = check_recall(recall)
@@ -87,7 +88,7 @@ def _check(threshold, recall, bits, k) -> tuple[float, float]:
     return threshold, recall
 
 
-def _texts(data, column: str | None):
+def _texts(data: dd.DataFrame | dd.Series, column: str | None) -> dd.Series:
     """The text Series of ``data`` (a DataFrame's column selected partition-aligned)."""
     check_dask(data)
     if isinstance(data, dd.Series) and column is not None:
@@ -100,7 +101,7 @@ def _texts(data, column: str | None):
     return series
 
 
-def _shingling(bits: int, options: dict, n_jobs) -> Shingling:
+def _shingling(bits: int, options: dict, n_jobs: int | None) -> Shingling:
     """The shingle options, checked on the client by shingling one text (the core's own
     errors), and checked to pickle (they travel to the workers)."""
     options = {key: v for key, v in options.items() if v is not None}
@@ -157,7 +158,7 @@ class _Stats:
         return int(self.present[-1])
 
 
-def _scan(prints, check_index: bool) -> _Stats:
+def _scan(prints: dd.DataFrame, check_index: bool) -> _Stats:
     parts = prints.map_partitions(_describe, check_index, meta=_DESCRIBE_META,
                                   clear_divisions=True, enforce_metadata=False).compute()
     if check_index and not parts["unique"].all():
@@ -183,7 +184,7 @@ def _unique_count(df: pd.DataFrame) -> pd.Series:
     return pd.Series([len(df.drop_duplicates())], dtype=np.int64)
 
 
-def _distinct(prints, shuffle_method) -> int:
+def _distinct(prints: dd.DataFrame, shuffle_method: str | None) -> int:
     """Distinct fingerprints among the present texts (one shuffle of 16 bytes a row)."""
     words = prints.map_partitions(_present_words, meta=_present_words(prints._meta))
     words = words.map_partitions(pd.DataFrame.drop_duplicates, meta=words._meta)
@@ -202,7 +203,7 @@ def _sample_part(prints: pd.DataFrame, ranks: np.ndarray, present: np.ndarray,
     return words.iloc[mine].reset_index(drop=True)
 
 
-def _background(prints, stats: _Stats, random_state) -> np.ndarray:
+def _background(prints: dd.DataFrame, stats: _Stats, random_state: int | None) -> np.ndarray:
     """:func:`background_pmf` of all present fingerprints, from the rows it samples only:
     the same draw (``default_rng(seed).choice(n, sample)``), fetched in row order."""
     n = stats.n_present
@@ -216,8 +217,8 @@ def _background(prints, stats: _Stats, random_state) -> np.ndarray:
     return background_pmf(words, sample=words.shape[0], seed=random_state)
 
 
-def _choose_k(prints, stats: _Stats, threshold: float, recall: float, bits: int,
-              random_state) -> int:
+def _choose_k(prints: dd.DataFrame, stats: _Stats, threshold: float, recall: float,
+              bits: int, random_state: int | None) -> int:
     """The ``k`` :func:`simhash_nb.near_duplicate_texts` chooses on the same texts."""
     n = max(stats.n_present, 2)
     if stats.n_present >= config["verify_sample_rows"]:
@@ -242,8 +243,12 @@ class _Plan:
     labels: bool
 
 
-def _plan(data, threshold, recall, bits, k, random_state, column, ids, shuffle_method,
-          n_jobs, options: dict, npartitions=None) -> _Plan:
+def _plan(data: dd.DataFrame | dd.Series, threshold: float, recall: float, bits: int,
+          k: int | None, random_state: int | None, column: str | None, ids: str,
+          shuffle_method: str | None, n_jobs: int | None, options: dict,
+          npartitions: int | None = None) -> _Plan:
+    """Check the input, fingerprint the texts (persisted), and design the search as one
+    machine would: stages 1 and 2 of the module docstring."""
     threshold, recall = _check(threshold, recall, bits, k)
     _check_npartitions(npartitions)
     if ids not in ("position", "index"):
@@ -271,21 +276,20 @@ def _plan(data, threshold, recall, bits, k, random_state, column, ids, shuffle_m
 def _search_fps(prints: pd.DataFrame, bits: int) -> pd.Series:
     """The fingerprints to search: missing for missing texts and texts without shingles
     (they are in no pair)."""
-    from .._frames import fingerprint_array
-
     words = prints[[f"w{w}" for w in range(bits // 64)]].to_numpy(np.uint64)
     fps = words[:, 0].copy() if bits == 64 else np.ascontiguousarray(words)
     valid = prints["nf"].to_numpy() > 0
     return pd.Series(fingerprint_array(fps, valid), index=prints.index, name="simhash")
 
 
-def _check_npartitions(npartitions) -> None:
+def _check_npartitions(npartitions: int | None) -> None:
     if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(
             npartitions, numbers.Integral) or npartitions < 1):
         raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
 
 
-def _candidates(plan: _Plan, npartitions, limit: int, shuffle_method):
+def _candidates(plan: _Plan, npartitions: int | None, limit: int,
+                shuffle_method: str | None) -> dd.DataFrame:
     """Candidate pairs ``(left < right, distance)`` of the sampled tables (lazy)."""
     bits, family = plan.how.bits, plan.family
     fps = plan.prints.map_partitions(_search_fps, bits, meta=fp_meta(bits, "simhash"))
@@ -314,7 +318,8 @@ def _candidates(plan: _Plan, npartitions, limit: int, shuffle_method):
 # --- stage 4: verification --------------------------------------------------------------------
 
 
-def _verified(plan: _Plan, npartitions, max_pairs, shuffle_method):
+def _verified(plan: _Plan, npartitions: int | None, max_pairs: int | None,
+              shuffle_method: str | None) -> dd.DataFrame:
     """Verified pairs ``left, right, jaccard, distance`` (lazy)."""
     cands = _candidates(plan, npartitions, _max_pairs(max_pairs), shuffle_method)
     offsets = plan.stats.offsets
