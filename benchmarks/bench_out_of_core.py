@@ -4,7 +4,8 @@ under a memory limit, incrementally against a saved store, and against MinHash p
 Run: ``python -m benchmarks.bench_out_of_core`` (sizes 200,000 and 2,000,000; takes long)
 or ``python -m benchmarks.bench_out_of_core --quick`` (5,000 documents, a smoke run).
 Options: ``--sizes 200000,2000000``, ``--peers gaoya,rensa,datatrove`` (``none``: no
-peers), ``--memory-limit 1GB``, ``--seed 0``, ``--timeout S`` (per run). Writes
+peers), ``--memory-limit 1GB``, ``--seed 0``, ``--timeout S`` (per run), ``--streaming-via
+auto|cli|python``. Writes
 ``benchmarks/results/out_of_core.json`` and ``out_of_core.png`` (``out_of_core-quick.*``
 with ``--quick``: not figures to publish).
 
@@ -350,6 +351,9 @@ def main(argv=None) -> dict | None:
     ap.add_argument("--memory-limit", default=MEMORY_LIMIT)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=None, help="seconds per run")
+    ap.add_argument("--streaming-via", choices=("auto", "cli", "python"), default="auto",
+                    help="the streaming run through the CLI (auto: when it has "
+                         "--memory-limit) or sh.near_duplicate_shards in a child")
     ap.add_argument("--child-in-memory", nargs=2, metavar=("SHARDS", "OUT"),
                     help=argparse.SUPPRESS)
     ap.add_argument("--child-streaming", nargs=3, metavar=("SHARDS", "OUT", "LIMIT"),
@@ -371,6 +375,8 @@ def main(argv=None) -> dict | None:
     if peers and not ensure_peers():
         print("peers: unavailable: benchmarks/peers/setup.sh failed", file=sys.stderr)
     support = streaming_support()
+    if support[0] and args.streaming_via != "auto":
+        support = (args.streaming_via, support[1], support[2])
     if support[2]:
         print(f"note: {support[2]}", flush=True)
     res = {"threshold": THRESHOLD, "memory_limit": args.memory_limit, "quick": args.quick,

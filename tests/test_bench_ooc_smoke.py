@@ -105,3 +105,33 @@ def test_datatrove_chains_become_pairs():
     dups = np.array([[0, 1, 0, 2], [0, 2, 0, 3], [1, 5, 1, 6]], dtype=np.uint32)
     got = {tuple(r) for r in mod._group_pairs(dups, np).tolist()}
     assert got == {(0, 1, 0, 2), (0, 1, 0, 3), (0, 2, 0, 3), (1, 5, 1, 6)}
+
+
+def test_incremental_share_and_agreement(corpus, tmp_path, monkeypatch):
+    import pyarrow as pa
+
+    ooc_corpus.make_truth(corpus)
+    truth = ooc_corpus.truth_pairs(corpus)
+    calls = []
+
+    def fake(inputs, out, memory_limit, timeout, extra=()):
+        calls.append((len(inputs), [str(x) for x in extra]))
+        part = truth[: len(truth) // 2] if "--save" in extra else truth[len(truth) // 2:]
+        pq.write_table(pa.table({"left": part[:, 0], "right": part[:, 1]}), out)
+        return {"status": "ok", "wall_s": 1.0 if "--save" in extra else 0.5}
+
+    monkeypatch.setattr(bench, "run_streaming", fake)
+    full_file = tmp_path / "full.parquet"
+    pq.write_table(pa.table({"left": truth[:, 1], "right": truth[:, 0]}), full_file)
+
+    class Args:
+        memory_limit, timeout = "1GB", 60
+
+    work = tmp_path / "work"
+    work.mkdir()
+    r = bench._incremental(corpus, work, Args, {"status": "ok", "wall_s": 2.0,
+                                                "pairs_file": str(full_file)})
+    assert [c[0] for c in calls] == [9, 1] and calls[0][1][0] == "--save"
+    assert calls[1][1][0] == "--against" and r["shards"] == {"stored": 9, "new": 1}
+    assert r["share_of_full_run"] == 0.25 and r["agreement_with_full_run"] == 1.0
+    assert r["f1"] == 1.0
