@@ -135,7 +135,20 @@ def recommend_k(
     >>> sh.recommend_k(table, recall=0.5).k
     2
     """
-    import pandas as pd
+    c = _Columns.of(_check_request(table, target, precision, recall))
+    if precision is not None:
+        return _for_precision(c, _check_target_value("precision", precision))
+    if recall is not None:
+        return _for_recall(c, _check_target_value("recall", recall))
+    return _best_f1(c)
+
+
+_COLUMNS = ("k", "tp", "fp", "fn", "precision", "recall", "f1")
+
+
+def _check_request(table, target, precision, recall):
+    """Validation of :func:`recommend_k`: one target, a table from threshold_table."""
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
 
     given = [name for name, v in (("target", target), ("precision", precision),
                                   ("recall", recall)) if v is not None]
@@ -150,60 +163,79 @@ def recommend_k(
         raise TypeError(
             f"table must be a DataFrame from threshold_table, got {type(table).__name__}"
         )
-    need = ["k", "tp", "fp", "fn", "precision", "recall", "f1"]
-    missing = [c for c in need if c not in table.columns]
+    missing = [c for c in _COLUMNS if c not in table.columns]
     if missing:
         raise ValueError(f"table lacks columns {missing}; make it with sh.threshold_table")
     if len(table) == 0:
         raise ValueError("table is empty")
-    k = table["k"].to_numpy()
-    p = table["precision"].to_numpy(dtype=np.float64)
-    r = table["recall"].to_numpy(dtype=np.float64)
-    f = table["f1"].to_numpy(dtype=np.float64)
-    span = f"k = {int(k.min())}..{int(k.max())}"
+    return table
 
-    bits = table.attrs.get("bits")
 
-    def pick(row: int, criterion: str, met: bool, reason: str) -> Recommendation:
-        sim = (similarity_for_k(int(k[row]), bits) if bits in (64, 128) and k[row] < bits
-               else float("nan"))
-        return Recommendation(
-            int(k[row]), criterion, met, reason, float(p[row]), float(r[row]), float(f[row]),
-            int(table["tp"].iloc[row]), int(table["fp"].iloc[row]), int(table["fn"].iloc[row]),
-            sim,
+@dataclasses.dataclass(frozen=True)
+class _Columns:
+    """A threshold table's columns as arrays, and how to make a Recommendation of a row."""
+
+    table: object
+    k: np.ndarray
+    p: np.ndarray
+    r: np.ndarray
+    f: np.ndarray
+
+    @classmethod
+    def of(cls, table) -> _Columns:
+        return cls(table, table["k"].to_numpy(),
+                   *(table[c].to_numpy(dtype=np.float64) for c in ("precision", "recall", "f1")))
+
+    @property
+    def span(self) -> str:
+        return f"k = {int(self.k.min())}..{int(self.k.max())}"
+
+    def pick(self, row: int, criterion: str, met: bool, reason: str) -> Recommendation:
+        bits, k = self.table.attrs.get("bits"), int(self.k[row])
+        sim = similarity_for_k(k, bits) if bits in (64, 128) and k < bits else float("nan")
+        tp, fp, fn = (int(self.table[c].iloc[row]) for c in ("tp", "fp", "fn"))
+        return Recommendation(k, criterion, met, reason, float(self.p[row]),
+                              float(self.r[row]), float(self.f[row]), tp, fp, fn, sim)
+
+
+def _first_max(values: np.ndarray, mask: np.ndarray) -> int:
+    """The first row of the largest value among ``mask`` (ties: the smallest k)."""
+    v = np.where(mask, values, -np.inf)
+    return int(np.flatnonzero(v == v.max())[0])
+
+
+def _best_f1(c: _Columns) -> Recommendation:
+    ok = ~np.isnan(c.f)
+    if not ok.any():
+        raise ValueError(
+            "no threshold has a defined F1: " + (c.table.attrs.get("note") or
+            "no pairs are predicted or the truth has no duplicates")
         )
+    row = _first_max(c.f, ok)
+    return c.pick(row, "max f1", True,
+                  f"k={int(c.k[row])} has the highest F1 ({c.f[row]:.3f}) among {c.span}: "
+                  f"precision {c.p[row]:.3f}, recall {c.r[row]:.3f}")
 
-    def first_max(values: np.ndarray, mask: np.ndarray) -> int:
-        v = np.where(mask, values, -np.inf)
-        return int(np.flatnonzero(v == v.max())[0])
 
-    if precision is None and recall is None:
-        ok = ~np.isnan(f)
-        if not ok.any():
-            raise ValueError(
-                "no threshold has a defined F1: " + (table.attrs.get("note") or
-                "no pairs are predicted or the truth has no duplicates")
-            )
-        row = first_max(f, ok)
-        return pick(row, "max f1", True,
-                    f"k={int(k[row])} has the highest F1 ({f[row]:.3f}) among {span}: "
-                    f"precision {p[row]:.3f}, recall {r[row]:.3f}")
-    if precision is not None:
-        goal = _check_target_value("precision", precision)
-        ok = ~np.isnan(p) & (p >= goal)
-        if ok.any():
-            row = first_max(np.nan_to_num(r, nan=-1.0), ok)
-            return pick(row, f"precision >= {goal:g}", True,
-                        f"k={int(k[row])} has the highest recall ({r[row]:.3f}) among the "
-                        f"thresholds with precision >= {goal:g} (its precision: {p[row]:.3f})")
-        defined = ~np.isnan(p)
-        if not defined.any():
-            raise ValueError("no threshold has a defined precision: no pairs are predicted")
-        row = first_max(p, defined)
-        return pick(row, f"precision >= {goal:g}", False,
-                    f"no threshold in {span} reaches precision {goal:g}; k={int(k[row])} has "
-                    f"the highest precision ({p[row]:.3f}), recall {r[row]:.3f}")
-    goal = _check_target_value("recall", recall)
+def _for_precision(c: _Columns, goal: float) -> Recommendation:
+    k, p, r = c.k, c.p, c.r
+    ok = ~np.isnan(p) & (p >= goal)
+    if ok.any():
+        row = _first_max(np.nan_to_num(r, nan=-1.0), ok)
+        return c.pick(row, f"precision >= {goal:g}", True,
+                      f"k={int(k[row])} has the highest recall ({r[row]:.3f}) among the "
+                      f"thresholds with precision >= {goal:g} (its precision: {p[row]:.3f})")
+    defined = ~np.isnan(p)
+    if not defined.any():
+        raise ValueError("no threshold has a defined precision: no pairs are predicted")
+    row = _first_max(p, defined)
+    return c.pick(row, f"precision >= {goal:g}", False,
+                  f"no threshold in {c.span} reaches precision {goal:g}; k={int(k[row])} has "
+                  f"the highest precision ({p[row]:.3f}), recall {r[row]:.3f}")
+
+
+def _for_recall(c: _Columns, goal: float) -> Recommendation:
+    k, p, r = c.k, c.p, c.r
     defined = ~np.isnan(r)
     if not defined.any():
         raise ValueError(
@@ -211,11 +243,11 @@ def recommend_k(
         )
     ok = defined & (r >= goal)
     if ok.any():
-        row = first_max(np.nan_to_num(p, nan=-1.0), ok)
-        return pick(row, f"recall >= {goal:g}", True,
-                    f"k={int(k[row])} has the highest precision ({p[row]:.3f}) among the "
-                    f"thresholds with recall >= {goal:g} (its recall: {r[row]:.3f})")
-    row = first_max(r, defined)
-    return pick(row, f"recall >= {goal:g}", False,
-                f"no threshold in {span} reaches recall {goal:g}; k={int(k[row])} has the "
-                f"highest recall ({r[row]:.3f}), precision {p[row]:.3f}")
+        row = _first_max(np.nan_to_num(p, nan=-1.0), ok)
+        return c.pick(row, f"recall >= {goal:g}", True,
+                      f"k={int(k[row])} has the highest precision ({p[row]:.3f}) among the "
+                      f"thresholds with recall >= {goal:g} (its recall: {r[row]:.3f})")
+    row = _first_max(r, defined)
+    return c.pick(row, f"recall >= {goal:g}", False,
+                  f"no threshold in {c.span} reaches recall {goal:g}; k={int(k[row])} has the "
+                  f"highest recall ({r[row]:.3f}), precision {p[row]:.3f}")

@@ -256,7 +256,7 @@ def jaccard_pairs(
     >>> truth[["i", "j"]].values.tolist(), truth.attrs["candidates"]
     ([[0, 1], [2, 3]], 'all')
     """
-    import pandas as pd
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
 
     threshold = check_threshold(threshold)
     if candidates not in _CANDIDATES:
@@ -270,43 +270,60 @@ def jaccard_pairs(
     n = indptr.shape[0] - 1
     if n >= 2**32:
         raise ValueError("jaccard_pairs handles fewer than 2**32 documents")
-    attrs: dict[str, Any] = {"n_documents": n, "threshold": threshold}
-    limit = int(config["jaccard_max_all_pairs"])
-    if candidates == "auto":
-        candidates = "all" if n_pairs_of(n) <= limit else "minhash"
-    elif candidates == "all" and n_pairs_of(n) > limit:
-        raise ValueError(
-            f"{n:,} documents make {n_pairs_of(n):,} pairs, more than "
-            f"config['jaccard_max_all_pairs'] = {limit:,}; use candidates='minhash' (or "
-            "raise the limit)"
-        )
-    attrs["candidates"] = candidates
+    candidates = _plan_candidates(candidates, n)
+    attrs: dict[str, Any] = {"n_documents": n, "threshold": threshold, "candidates": candidates}
     with threads(n_jobs):
         if candidates == "all":
             i, j, sims = _all_pairs_above(indptr, hashes, threshold, max_pairs)
             attrs["n_candidates"] = n_pairs_of(n)
         else:
             if candidates == "minhash":
-                if bands is None:
-                    b, r = minhash_bands(threshold, num_perm)
-                    _warn_low_recall(threshold, num_perm, b, r)
-                else:
-                    b, r = _check_bands(bands, num_perm)
-                i, j = _minhash_candidates(indptr, hashes, num_perm, b, r, random_state, max_pairs)
-                attrs.update(bands=b, rows=r,
-                             recall_at_threshold=1.0 - (1.0 - threshold**r) ** b)
+                i, j = _minhash_design_candidates(indptr, hashes, threshold, num_perm, bands,
+                                                  random_state, max_pairs, attrs)
             else:
                 i, j = _simhash_candidates(batch, k, max_pairs, n_jobs, attrs)
             attrs["n_candidates"] = int(i.shape[0])
-            sims = np.empty(i.shape[0], dtype=np.float64)
-            if i.shape[0]:
-                _jk.pair_similarities(indptr, hashes, i, j, sims)
-            keep = sims >= threshold
-            i, j, sims = i[keep], j[keep], sims[keep]
+            i, j, sims = _verified(indptr, hashes, i, j, threshold)
     order = np.lexsort((j, i))
     df = pd.DataFrame({"i": i[order], "j": j[order], "jaccard": sims[order]})
     df.attrs.update(attrs)
     return df
+
+
+def _plan_candidates(candidates: str, n: int) -> str:
+    """``"all"`` or ``"minhash"`` for ``"auto"``; refuse ``"all"`` over too many pairs."""
+    limit = int(config["jaccard_max_all_pairs"])
+    if candidates == "auto":
+        return "all" if n_pairs_of(n) <= limit else "minhash"
+    if candidates == "all" and n_pairs_of(n) > limit:
+        raise ValueError(
+            f"{n:,} documents make {n_pairs_of(n):,} pairs, more than "
+            f"config['jaccard_max_all_pairs'] = {limit:,}; use candidates='minhash' (or "
+            "raise the limit)"
+        )
+    return candidates
+
+
+def _minhash_design_candidates(indptr, hashes, threshold, num_perm, bands, random_state,
+                               max_pairs, attrs):
+    """MinHash candidates with the given or chosen bands; the design goes into ``attrs``."""
+    if bands is None:
+        b, r = minhash_bands(threshold, num_perm)
+        _warn_low_recall(threshold, num_perm, b, r)
+    else:
+        b, r = _check_bands(bands, num_perm)
+    i, j = _minhash_candidates(indptr, hashes, num_perm, b, r, random_state, max_pairs)
+    attrs.update(bands=b, rows=r, recall_at_threshold=1.0 - (1.0 - threshold**r) ** b)
+    return i, j
+
+
+def _verified(indptr, hashes, i, j, threshold: float):
+    """The candidate pairs whose exact Jaccard is ``>= threshold``, with it."""
+    sims = np.empty(i.shape[0], dtype=np.float64)
+    if i.shape[0]:
+        _jk.pair_similarities(indptr, hashes, i, j, sims)
+    keep = sims >= threshold
+    return i[keep], j[keep], sims[keep]
 
 
 def _all_pairs_above(indptr, hashes, threshold: float, max_pairs: int):

@@ -238,34 +238,55 @@ def threshold_table(
     2  2   2   0   1        1.0    0.67
     3  3   3   0   0        1.0    1.00
     """
-    import pandas as pd
-
     fps = as_fingerprints(fps, "fps")
-    n = fps.shape[0]
-    bits = bits_of(fps)
-    if max_k is not None:
-        if isinstance(max_k, bool) or not isinstance(max_k, numbers.Integral):
-            raise TypeError(f"max_k must be an integer, got {type(max_k).__name__}")
-        if not 0 <= max_k <= bits:
-            raise ValueError(f"max_k must be in [0, {bits}], got {max_k}")
-        max_k = int(max_k) if max_k < bits else None
+    n, bits = fps.shape[0], bits_of(fps)
+    max_k = _check_max_k(max_k, bits)
     t = _parse_truth(truth, n, ids, threshold)
     if t.kind == "labelled":
-        top = bits if max_k is None else max_k
-        d = _distances(fps, t.i, t.j)
-        pos = np.bincount(d[t.label], minlength=bits + 1)[: top + 1]
-        neg = np.bincount(d[~t.label], minlength=bits + 1)[: top + 1]
-        n_true = int(t.label.sum())
-        n_false = int(t.label.shape[0]) - n_true
-        tp, fp = np.cumsum(pos), np.cumsum(neg)
+        tp, fp, n_true, n_false = _labelled_counts(fps, t, max_k)
         mode, n_pairs = "labelled pairs", int(t.label.shape[0])
     else:
         all_hist, pos_hist, n_true = _self_join_counts(fps, t, max_k, n_jobs)
-        tp, predicted = np.cumsum(pos_hist), np.cumsum(all_hist)
-        fp = predicted - tp
-        n_pairs = n_pairs_of(n)
+        tp = np.cumsum(pos_hist)
+        fp = np.cumsum(all_hist) - tp
+        mode, n_pairs = "self-join", n_pairs_of(n)
         n_false = n_pairs - n_true
-        mode = "self-join"
+    table = _table(tp, fp, n_true, n_false)
+    note = "" if n_true else (
+        "the ground truth has no duplicate pairs: recall and F1 are undefined (NaN), and "
+        "precision is 0 wherever pairs are predicted (each is a false positive)"
+    )
+    table.attrs.update(mode=mode, n_documents=n, n_pairs=n_pairs, n_duplicates=n_true,
+                       bits=bits, max_k=max_k, note=note)
+    return table
+
+
+def _check_max_k(max_k, bits: int) -> int | None:
+    """``max_k`` as an int below ``bits``, or None (every distance)."""
+    if max_k is None:
+        return None
+    if isinstance(max_k, bool) or not isinstance(max_k, numbers.Integral):
+        raise TypeError(f"max_k must be an integer, got {type(max_k).__name__}")
+    if not 0 <= max_k <= bits:
+        raise ValueError(f"max_k must be in [0, {bits}], got {max_k}")
+    return int(max_k) if max_k < bits else None
+
+
+def _labelled_counts(fps, t: _Truth, max_k: int | None):
+    """Cumulative ``(tp, fp)`` per k over labelled pairs, and the true and false totals."""
+    bits = bits_of(fps)
+    top = bits if max_k is None else max_k
+    d = _distances(fps, t.i, t.j)
+    pos = np.bincount(d[t.label], minlength=bits + 1)[: top + 1]
+    neg = np.bincount(d[~t.label], minlength=bits + 1)[: top + 1]
+    n_true = int(t.label.sum())
+    return np.cumsum(pos), np.cumsum(neg), n_true, int(t.label.shape[0]) - n_true
+
+
+def _table(tp: np.ndarray, fp: np.ndarray, n_true: int, n_false: int):
+    """The threshold table from cumulative counts: ratios, NaN where undefined, notes."""
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
+
     fn = n_true - tp
     tn = n_false - fp
     predicted = tp + fp
@@ -283,22 +304,8 @@ def threshold_table(
         )
     else:
         notes[none_predicted] = "no pairs predicted: precision undefined"
-    table = pd.DataFrame({
-        "k": np.arange(tp.shape[0], dtype=np.int64),
-        "predicted": predicted.astype(np.int64),
-        "tp": tp.astype(np.int64),
-        "fp": fp.astype(np.int64),
-        "fn": fn.astype(np.int64),
-        "tn": tn.astype(np.int64),
-        "precision": precision,
-        "recall": recall,
-        "f1": f1,
-        "note": pd.Series(notes, dtype=object),
-    })
-    note = "" if n_true else (
-        "the ground truth has no duplicate pairs: recall and F1 are undefined (NaN), and "
-        "precision is 0 wherever pairs are predicted (each is a false positive)"
-    )
-    table.attrs.update(mode=mode, n_documents=n, n_pairs=n_pairs, n_duplicates=n_true,
-                       bits=bits, max_k=max_k, note=note)
-    return table
+    counts = {name: v.astype(np.int64) for name, v in
+              (("predicted", predicted), ("tp", tp), ("fp", fp), ("fn", fn), ("tn", tn))}
+    return pd.DataFrame({"k": np.arange(tp.shape[0], dtype=np.int64), **counts,
+                         "precision": precision, "recall": recall, "f1": f1,
+                         "note": pd.Series(notes, dtype=object)})
