@@ -53,9 +53,11 @@ def _group_pairs(dups, np):
     b = dups[:, 2:].astype(np.int64)
     start = np.ones(len(dups), bool)
     start[1:] = (a[1:] != b[:-1]).any(axis=1)
-    out = []
     bounds = np.flatnonzero(np.r_[start, True])
-    for g in range(len(bounds) - 1):
+    single = np.diff(bounds) == 1  # a chain of one match: one pair (most groups)
+    lo1 = bounds[:-1][single]
+    out = [np.hstack([a[lo1], b[lo1]])]
+    for g in np.flatnonzero(~single).tolist():
         lo, hi = bounds[g], bounds[g + 1]
         members = np.vstack([a[lo:lo + 1], b[lo:hi]])
         i, j = np.triu_indices(len(members), 1)
