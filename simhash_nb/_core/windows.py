@@ -121,22 +121,9 @@ def window_fingerprints(
     >>> w[["doc", "window", "start", "end"]].values.tolist()
     [[0, 0, 0, 4], [0, 1, 2, 6]]
     """
-    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
-        raise ValueError(f"window must be an integer >= 1, got {window!r}")
-    stride = max(1, int(window) // 2) if stride is None else stride
-    if isinstance(stride, bool) or not isinstance(stride, (int, np.integer)) or stride < 1:
-        raise ValueError(f"stride must be an integer >= 1, got {stride!r}")
-    window, stride = int(window), int(stride)
+    window, stride = _check_window(window, stride)
     check_missing(missing, ("raise", "skip"))
-    if spec is not None:
-        tokenizer = None
-    spec, _ = prepare(bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
-                      normalize=normalize, seed=seed, spec=spec)
-    if not is_fast(spec):
-        raise ValueError(
-            "window_fingerprints supports tokenizer 'char' or 'word' with weights 'tf' or "
-            f"'binary', got tokenizer={spec.tokenizer!r}, weights={spec.weights!r}; for "
-            "Chinese use tokenizer='char', ngram=2")
+    spec = _window_spec(bits, tokenizer, ngram, weights, normalize, seed, spec)
     classes = kernel_classes(spec)
     with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
@@ -157,17 +144,44 @@ def window_fingerprints(
     doc = np.repeat(np.arange(len(buf), dtype=np.int64), counts)
     widx = np.arange(doc.shape[0], dtype=np.int64) - np.repeat(win_indptr[:-1], counts)
     end = np.minimum(first + window, tokens[doc])
-    fps = out[:, 0] if spec.bits == 64 else out
-    if not as_frame:
-        return Windows(doc, widx, first, end, fps)
-    import pandas as pd
+    got = Windows(doc, widx, first, end, out[:, 0] if spec.bits == 64 else out)
+    return _window_frame(got, spec) if as_frame else got
 
-    cols = {"doc": doc, "window": widx, "start": first, "end": end}
+
+def _check_window(window, stride) -> tuple[int, int]:
+    """``(window, stride)`` as integers >= 1 (stride defaults to half the window)."""
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        raise ValueError(f"window must be an integer >= 1, got {window!r}")
+    stride = max(1, int(window) // 2) if stride is None else stride
+    if isinstance(stride, bool) or not isinstance(stride, (int, np.integer)) or stride < 1:
+        raise ValueError(f"stride must be an integer >= 1, got {stride!r}")
+    return int(window), int(stride)
+
+
+def _window_spec(bits, tokenizer, ngram, weights, normalize, seed, spec) -> FingerprintSpec:
+    """The spec of the windows; only the built-in Numba tokenizers make windows."""
+    if spec is not None:
+        tokenizer = None
+    spec, _ = prepare(bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
+                      normalize=normalize, seed=seed, spec=spec)
+    if not is_fast(spec):
+        raise ValueError(
+            "window_fingerprints supports tokenizer 'char' or 'word' with weights 'tf' or "
+            f"'binary', got tokenizer={spec.tokenizer!r}, weights={spec.weights!r}; for "
+            "Chinese use tokenizer='char', ngram=2")
+    return spec
+
+
+def _window_frame(w: Windows, spec: FingerprintSpec):
+    """The windows as a DataFrame, the spec's JSON in ``attrs["spec"]``."""
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
+
+    cols = {"doc": w.doc, "window": w.window, "start": w.start, "end": w.end}
     if spec.bits == 64:
-        cols["fingerprint"] = fps
+        cols["fingerprint"] = w.fingerprints
     else:
-        cols["fingerprint_lo"] = np.ascontiguousarray(fps[:, 0])
-        cols["fingerprint_hi"] = np.ascontiguousarray(fps[:, 1])
+        cols["fingerprint_lo"] = np.ascontiguousarray(w.fingerprints[:, 0])
+        cols["fingerprint_hi"] = np.ascontiguousarray(w.fingerprints[:, 1])
     frame = pd.DataFrame(cols)
     frame.attrs["spec"] = spec.to_json()
     return frame
@@ -256,15 +270,26 @@ def containment(a_windows, b_windows=None, k: int | None = None):
             raise TypeError("pass two fingerprint arrays or two window frames, not one of each")
         if self_join:
             raise TypeError("containment of fingerprint arrays needs b_windows")
-        if a.shape[0] == 0:
-            return float("nan")
-        if b.shape[0] == 0:
-            return 0.0
-        p = _pairs(a, k, b)
-        return float(np.unique(np.asarray(p.i)).shape[0] / a.shape[0])
-    import pandas as pd
+        return _array_containment(a, b, k)
+    return _frame_containment(a_doc, a, b_doc, None if self_join else b, k)
 
-    p = _pairs(a, k, None if self_join else b)
+
+def _array_containment(a: np.ndarray, b: np.ndarray, k: int) -> float:
+    """Share of the windows ``a`` with a window of ``b`` within ``k`` bits."""
+    if a.shape[0] == 0:
+        return float("nan")
+    if b.shape[0] == 0:
+        return 0.0
+    p = _pairs(a, k, b)
+    return float(np.unique(np.asarray(p.i)).shape[0] / a.shape[0])
+
+
+def _frame_containment(a_doc, a, b_doc, b, k: int):
+    """Per pair of documents: matched windows, windows, containment (``b`` None: self)."""
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
+
+    self_join = b is None
+    p = _pairs(a, k, b)
     i = np.asarray(p.i, dtype=np.int64)
     j = np.asarray(p.j, dtype=np.int64)
     if self_join:  # pairs come once (i < j); containment needs both directions

@@ -284,28 +284,12 @@ def table_design(
     >>> d.method, d.recall >= 0.99
     ('sampling', True)
     """
-    if bits not in (64, 128):
-        raise ValueError(f"bits must be 64 or 128, got {bits!r}")
-    k = resolve_k(k, similarity, bits)
-    n = check_count(n, "n")
-    if n_against is not None:
-        n_against = check_count(n_against, "n_against")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    recall = check_recall(recall)
-    if method == "sampling" and recall >= 1.0:
-        raise ValueError("method='sampling' needs recall < 1 (it finds pairs with a stated "
-                         "probability); pass recall=0.99, say")
+    k, n, n_against, recall = _check_request(n, k, bits, similarity, recall, n_against,
+                                             method)
     n_rows = n + (n_against or 0)
     n_pairs = pair_count(n, n_against)
     if blocks is not None:
-        blocks = check_blocks(blocks, k, bits)
-        if method == "dense":
-            cost, cand, narrow = dense_cost(n_rows, n_pairs, bits, k, blocks)
-            return TableDesign("dense", bits, k, blocks, table_count(blocks, k), narrow, cand,
-                               cost)
-        cost, cand, narrow = tables_cost(n_rows, n_pairs, bits, k, blocks)
-        return TableDesign("tables", bits, k, blocks, table_count(blocks, k), narrow, cand, cost)
+        return _forced_blocks(n_rows, n_pairs, bits, k, check_blocks(blocks, k, bits), method)
     brute = TableDesign("brute", bits, k, 0, 0, 0, n_pairs,
                         config["search_cost_brute"] * bits / 64 * n_pairs * memory_factor(n_rows))
     if method == "brute":
@@ -325,8 +309,36 @@ def table_design(
             raise ValueError(f"no {method} design for k={k} at {bits} bits within "
                              f"config['max_tables']={config['max_tables']:,} tables")
         return options[method]
-    # packed tables also refine big runs of near-identical rows: dense ones must be
-    # clearly cheaper to be chosen
+    return _cheapest(brute, options)
+
+
+def _check_request(n, k, bits, similarity, recall, n_against, method):
+    """Validation of :func:`table_design`: ``(k, n, n_against, recall)`` checked."""
+    if bits not in (64, 128):
+        raise ValueError(f"bits must be 64 or 128, got {bits!r}")
+    k = resolve_k(k, similarity, bits)
+    n = check_count(n, "n")
+    if n_against is not None:
+        n_against = check_count(n_against, "n_against")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    recall = check_recall(recall)
+    if method == "sampling" and recall >= 1.0:
+        raise ValueError("method='sampling' needs recall < 1 (it finds pairs with a stated "
+                         "probability); pass recall=0.99, say")
+    return k, n, n_against, recall
+
+
+def _forced_blocks(n_rows, n_pairs, bits, k, blocks, method) -> TableDesign:
+    """The pigeonhole design with the blocks the caller chose (dense or packed tables)."""
+    name, model = ("dense", dense_cost) if method == "dense" else ("tables", tables_cost)
+    cost, cand, narrow = model(n_rows, n_pairs, bits, k, blocks)
+    return TableDesign(name, bits, k, blocks, table_count(blocks, k), narrow, cand, cost)
+
+
+def _cheapest(brute: TableDesign, options: dict) -> TableDesign:
+    """The design of least modelled cost; packed tables also refine big runs of
+    near-identical rows, so dense ones must be clearly cheaper to be chosen."""
     scale = {"dense": config["search_dense_preference"]}
     best, best_cost = brute, brute.cost
     for name, d in options.items():
