@@ -309,6 +309,30 @@ def make_near_duplicates(
     >>> pairs.columns.tolist()
     ['i', 'j', 'duplicate', 'edits']
     """
+    originals = _check_originals(texts)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    n = int(n)
+    edit_rate = _check_rate("edit_rate", edit_rate)
+    boilerplate = _check_rate("boilerplate", boilerplate)
+    reorder = _check_rate("reorder", reorder)
+    rng = np.random.default_rng(random_state)
+    m = len(originals)
+    words, chars = _vocabulary(originals)
+    sources = rng.integers(0, m, size=n)
+    copies: list[str] = []
+    edits = np.zeros(n, dtype=np.int64)
+    for c, src in enumerate(sources):
+        text, edits[c] = _edit_one(originals[src], rng, edit_rate, boilerplate, reorder,
+                                   words, chars)
+        copies.append(text)
+    labels = np.concatenate([np.arange(m), sources]).astype(np.int64)
+    pairs = _labelled_pairs(sources, m, edits, labels, rng)
+    return NearDuplicates(originals + copies, pairs, labels)
+
+
+def _check_originals(texts) -> list[str]:
+    """The originals as a non-empty list of strings, naming the first bad value."""
     if isinstance(texts, str):
         raise TypeError("texts must be a sequence of strings, not one string")
     originals = list(texts)
@@ -320,33 +344,23 @@ def make_near_duplicates(
             )
     if not originals:
         raise ValueError("texts is empty: there is nothing to copy")
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
-    edit_rate = _check_rate("edit_rate", edit_rate)
-    boilerplate = _check_rate("boilerplate", boilerplate)
-    reorder = _check_rate("reorder", reorder)
-    rng = np.random.default_rng(random_state)
-    m = len(originals)
-    words, chars = _vocabulary(originals)
-    sources = rng.integers(0, m, size=int(n))
-    copies: list[str] = []
-    edits = np.zeros(int(n), dtype=np.int64)
-    for c, src in enumerate(sources):
-        text, edits[c] = _edit_one(originals[src], rng, edit_rate, boilerplate, reorder,
-                                   words, chars)
-        copies.append(text)
-    labels = np.concatenate([np.arange(m), sources]).astype(np.int64)
+    return originals
+
+
+def _labelled_pairs(sources: np.ndarray, m: int, edits: np.ndarray, labels: np.ndarray,
+                    rng) -> pd.DataFrame:
+    """Each copy with its original (duplicates), then as many random non-duplicates."""
+    n = sources.shape[0]
     pos_i = sources.astype(np.int64)
-    pos_j = m + np.arange(int(n), dtype=np.int64)
-    neg_i, neg_j = _negative_pairs(labels, int(n), rng)
-    pairs = pd.DataFrame({
+    pos_j = m + np.arange(n, dtype=np.int64)
+    neg_i, neg_j = _negative_pairs(labels, n, rng)
+    return pd.DataFrame({
         "i": np.concatenate([pos_i, neg_i]),
         "j": np.concatenate([pos_j, neg_j]),
         "duplicate": np.concatenate([np.ones(pos_i.shape[0], bool),
                                      np.zeros(neg_i.shape[0], bool)]),
         "edits": np.concatenate([edits, np.zeros(neg_i.shape[0], np.int64)]),
     })
-    return NearDuplicates(originals + copies, pairs, labels)
 
 
 def _negative_pairs(labels: np.ndarray, count: int, rng) -> tuple[np.ndarray, np.ndarray]:
