@@ -94,23 +94,29 @@ def jaccard(
     n = indptr.shape[0] - 1
     with threads(n_jobs) as n_threads:
         if pairs is None:
-            total = n_pairs_of(n)
-            limit = int(config["jaccard_max_all_pairs"])
-            if total > limit:
-                raise ValueError(
-                    f"{n:,} documents make {total:,} pairs, more than "
-                    f"config['jaccard_max_all_pairs'] = {limit:,}; pass the pairs to compare, "
-                    "or use sh.jaccard_pairs(..., threshold=...) which finds candidates first"
-                )
-            out = np.empty(total, dtype=np.float64)
-            if total:
-                _jk.jaccard_all(indptr, hashes, max(1, min(n, 8 * n_threads)), out)
-            return out
+            return _all_similarities(indptr, hashes, n_threads)
         i, j = pair_positions(pairs, n, ids)
         out = np.empty(i.shape[0], dtype=np.float64)
         if i.shape[0]:
             _jk.pair_similarities(indptr, hashes, i, j, out)
         return out
+
+
+def _all_similarities(indptr, hashes, n_threads: int) -> np.ndarray:
+    """Jaccard of every pair ``i < j`` in condensed order; refused above the limit."""
+    n = indptr.shape[0] - 1
+    total = n_pairs_of(n)
+    limit = int(config["jaccard_max_all_pairs"])
+    if total > limit:
+        raise ValueError(
+            f"{n:,} documents make {total:,} pairs, more than "
+            f"config['jaccard_max_all_pairs'] = {limit:,}; pass the pairs to compare, "
+            "or use sh.jaccard_pairs(..., threshold=...) which finds candidates first"
+        )
+    out = np.empty(total, dtype=np.float64)
+    if total:
+        _jk.jaccard_all(indptr, hashes, max(1, min(n, 8 * n_threads)), out)
+    return out
 
 
 def minhash_bands(threshold: float, num_perm: int = 128, recall: float = 0.99) -> tuple[int, int]:
