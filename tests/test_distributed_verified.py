@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import simhash_nb as sh
+from simhash_nb._core.candidates import candidate_design
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -78,6 +79,8 @@ def test_pairs_match_single_machine(client, texts, monkeypatch, options, sample_
     plan = V._plan(data, 0.7, 0.99, options.get("bits", 128), None, 0, None, "position",
                    None, None, {o: v for o, v in options.items() if o != "bits"})
     assert plan.k == local.k  # the single machine's k and tables
+    if sample_rows is not None:  # k was priced by the sampled background: a smaller one
+        assert local.k < candidate_design(len(present), 0.7, options.get("bits", 128), 0.99).k
     got = sh.distributed.near_duplicate_texts(data, 0.7, **options).compute()
     assert len(local) > 400 and (got.left < got.right).all()
     want = _pair_set(pos[local.i], pos[local.j])
