@@ -190,6 +190,17 @@ def test_stages_carry_each_left_document_once_per_partition():
     assert second[["left", "right"]].values.tolist() == [[0, 4]]  # "" is in no pair
 
 
+def test_carried_shingles_survive_any_binary_column():
+    runs = [np.array([1, 2], np.uint64).tobytes(), b"", np.array([7], np.uint64).tobytes()]
+    pa = pytest.importorskip("pyarrow")
+    columns = [pd.Series(runs, dtype=object),  # bytes objects
+               pd.Series(pd.arrays.ArrowExtensionArray(pa.array(runs, pa.binary()))),
+               pd.Series(S._as_binary(np.array([2, 0, 1]), np.array([1, 2, 7], np.uint64)))]
+    for col in columns:
+        lengths, values = S._carried(pd.DataFrame({"shingles": col}))
+        assert lengths.tolist() == [2, 0, 1] and values.tolist() == [1, 2, 7]
+
+
 # --- bad input --------------------------------------------------------------------------------
 
 

@@ -106,7 +106,8 @@ def attach_left(texts: pd.Series, cands: pd.DataFrame, offsets: np.ndarray, how:
     first = np.ones(i.shape[0], dtype=bool)
     first[1:] = (part[1:] != part[:-1]) | (i[1:] != i[:-1])
     lengths = np.zeros(i.shape[0], dtype=np.int64)
-    lengths[first], values = take_runs(fb.indptr, fb.hashes, inv[first])
+    carried, values = take_runs(fb.indptr, fb.hashes, inv[first])
+    lengths[first] = carried
     out = pd.DataFrame({"left": i, "right": j, "distance": d,
                         "shingles": _as_binary(lengths, values)})
     if labels:
@@ -128,7 +129,11 @@ def _carried(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """``(lengths, values)`` of the shingles carried in ``rows`` (empty where none)."""
     if len(rows) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
-    arr = arrow_of(rows["shingles"])
+    col = rows["shingles"]
+    arr = (arrow_of(col) if isinstance(col.dtype, pd.ArrowDtype)
+           else pa.array(col.to_numpy(object), type=pa.large_binary()))  # bytes objects
+    if arr.type != pa.large_binary():  # a shuffle may narrow the offsets
+        arr = arr.cast(pa.large_binary())
     offs = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset:arr.offset + len(arr) + 1]
     data = arr.buffers()[2]
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
