@@ -16,6 +16,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import pandas as pd
 
 __all__ = [
     "plot_cluster_sizes",
@@ -29,7 +30,7 @@ _NONDUP = "#d62728"
 
 
 def _axes(ax, figsize=(6.4, 4.4)):
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # on first plot: pyplot picks a backend when imported
 
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
@@ -37,8 +38,6 @@ def _axes(ax, figsize=(6.4, 4.4)):
 
 
 def _check_table(table, need=("k", "precision", "recall", "f1")):
-    import pandas as pd
-
     if not isinstance(table, pd.DataFrame):
         raise TypeError(
             f"table must be a DataFrame from sh.threshold_table, got {type(table).__name__}"
@@ -308,7 +307,6 @@ def plot_cluster_sizes(labels, ax=None, *, log=True):
     >>> ax.get_xlabel()
     'Cluster size (documents)'
     """
-    import pandas as pd
 
     values = pd.Series(labels) if not isinstance(labels, pd.Series) else labels
     if values.ndim != 1 or len(values) == 0:

@@ -14,12 +14,15 @@ import hashlib
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.utils.validation import check_is_fitted
 
 from ._core import tokens as _tokens
 from ._core.batch import FeatureBatch
 from ._core.fingerprint import fingerprint_features
+from ._core.jieba import jieba_tokens
 from ._core.spec import FingerprintSpec
+from ._core.text import to_arrow
 from ._core.validation import check_bits
 
 __all__ = ["SimhashVectorizer", "fingerprint_sparse", "vocabulary_hashes"]
@@ -211,8 +214,6 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
         return isinstance(self.tokenizer, str) and self.tokenizer == "jieba"
 
     def _make_vectorizer(self):
-        from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
-
         common = {"ngram_range": tuple(self.ngram_range), "min_df": self.min_df,
                   "max_df": self.max_df, "max_features": self.max_features,
                   "binary": self.weights == "binary", "dtype": np.float64}
@@ -230,8 +231,6 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
         return CountVectorizer(**common)
 
     def _documents(self, X):
-        from ._core.text import to_arrow
-
         if isinstance(X, str):
             raise TypeError("X must be a sequence of texts, not a single string")
         arr = to_arrow(X)
@@ -240,7 +239,6 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"X[{pos}] is missing (None/NaN/NA); drop missing texts first")
         if not self._jieba():
             return arr.to_pylist()
-        from ._core.jieba import jieba_tokens
 
         stop = "default" if self.stop_words is None else self.stop_words
         return jieba_tokens(arr, stop_words=stop, n_jobs=self.n_jobs,

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import atexit
 import functools
+import multiprocessing
 import os
 import sys
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 
@@ -157,7 +159,7 @@ _POOLS: dict = {}
 def _tokenizer(user_dict: str | None):
     tok = _TOKENIZERS.get(user_dict)
     if tok is None:
-        import jieba
+        import jieba  # optional, and slow to import (its dictionary)
 
         if user_dict is None:
             tok = jieba.dt
@@ -188,9 +190,6 @@ def _cut(texts: list, user_dict: str | None, hmm: bool) -> tuple[pa.Array, np.nd
 def _pool(n: int):
     pool = _POOLS.get(n)
     if pool is None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
         ctx = multiprocessing.get_context(config["jieba_mp_context"])
         pool = ProcessPoolExecutor(n, mp_context=ctx)
         _POOLS[n] = pool
@@ -252,7 +251,7 @@ def cut_texts(texts, *, normalize=("nfkc", "lower"), user_dict: str | None = Non
         work = _chunks(lengths_chars.astype(np.int64), min(max(1, n), n_chunks))
     bar = None
     if show:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # optional display, only with progress=True
 
         bar = tqdm(total=total, unit="char", unit_scale=True, desc="tokenising")
     parts = []

@@ -60,6 +60,6 @@ class Matches:
 
     def to_frame(self):
         """A pandas DataFrame with columns ``query``, ``id``, ``distance``."""
-        import pandas as pd
+        import pandas as pd  # lazily: import simhash_nb does not import pandas
 
         return pd.DataFrame({"query": self.query, "id": self.id, "distance": self.distance})

@@ -52,6 +52,6 @@ class Pairs:
 
     def to_frame(self):
         """A pandas DataFrame with columns ``i``, ``j``, ``distance``."""
-        import pandas as pd
+        import pandas as pd  # lazily: import simhash_nb does not import pandas
 
         return pd.DataFrame({"i": self.i, "j": self.j, "distance": self.distance})

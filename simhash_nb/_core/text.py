@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -267,7 +268,6 @@ def normalize_arrow(arr: pa.Array, steps: tuple[str, ...]) -> pa.Array:
 
 def _unescape_html(arr: pa.Array) -> pa.Array:
     """Decode HTML character references in the texts that have any."""
-    import html
 
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()

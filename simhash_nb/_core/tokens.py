@@ -177,7 +177,7 @@ def vocabulary_hashes(vocabulary, seed: int = 0) -> np.ndarray:
 
 def as_csr(X):
     """A scipy CSR matrix of a sparse matrix or a 2-D array."""
-    import scipy.sparse as sp
+    import scipy.sparse as sp  # only for sparse matrices from scikit-learn
 
     if sp.issparse(X):
         return X.tocsr()

@@ -147,7 +147,7 @@ class SimhashDataFrameAccessor:
         >>> df.simhash.near_duplicates(k=0, tokenizer="word").values.tolist()
         [[7, 8, 0]]
         """
-        import pandas as pd
+        import pandas as pd  # lazily: import simhash_nb does not import pandas
 
         s = self._column(column)
         if isinstance(against, pd.DataFrame):

@@ -30,7 +30,7 @@ def register() -> None:
     with _lock:
         if _registered:
             return
-        import pandas as pd
+        import pandas as pd  # called once pandas is imported (the hook), or on demand
 
         pd.api.extensions.register_series_accessor("simhash")(SimhashSeriesAccessor)
         pd.api.extensions.register_dataframe_accessor("simhash")(SimhashDataFrameAccessor)

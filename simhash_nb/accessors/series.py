@@ -251,7 +251,7 @@ class SimhashSeriesAccessor:
         >>> a.simhash.hamming(0).tolist()
         [3, 0, <NA>]
         """
-        import pandas as pd
+        import pandas as pd  # lazily: import simhash_nb does not import pandas
 
         s = self._fingerprints("hamming")
         fps, valid = fingerprint_values(s)
@@ -465,7 +465,7 @@ class SimhashSeriesAccessor:
 
 
 def _as_series(obj, name: str):
-    import pandas as pd
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
 
     if isinstance(obj, pd.Series):
         return obj

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from .._core.spec import FingerprintSpec, SpecMismatchError
 from .._frames.attrs import SPEC_ATTR, column_specs
@@ -103,8 +104,7 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
     >>> sh.read_parquet(path).simhash.near_duplicates(k=64 - 1).shape
     (1, 3)
     """
-    import pandas as pd
-    import pyarrow.parquet as pq
+    import pandas as pd  # lazily: the CLI reads and writes tables without pandas
 
     if isinstance(df, pd.Series):
         attrs = df.attrs
@@ -136,7 +136,6 @@ def read_specs(path) -> dict[str, FingerprintSpec]:
     >>> read_specs(path)["simhash"].bits
     64
     """
-    import pyarrow.parquet as pq
 
     return specs_from_metadata(pq.read_schema(path).metadata, str(path))
 
@@ -158,7 +157,7 @@ def _parquet_paths(path) -> list[str]:
 
 
 def _types_mapper():
-    import pandas as pd
+    import pandas as pd  # lazily: the CLI reads and writes tables without pandas
 
     mapping = {pa.uint64(): pd.UInt64Dtype(), pa.binary(16): pd.ArrowDtype(pa.binary(16))}
     return mapping.get
@@ -197,7 +196,6 @@ def read_parquet(path, columns: list[str] | None = None):
     >>> len(sh.read_parquet(d))
     2
     """
-    import pyarrow.parquet as pq
 
     paths = _parquet_paths(path)
     tables, specs, first = [], None, None

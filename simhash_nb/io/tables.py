@@ -4,12 +4,18 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
+import io
 import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from pyarrow import csv
+from pyarrow import json as pj
 
 from .._core.spec import FingerprintSpec, SpecMismatchError
 from .._frames.columns import InputError
@@ -30,8 +36,6 @@ class _CountingFile:
         self.size = os.path.getsize(path)
         self._gz = None
         if compression:
-            import gzip
-
             self.file = open(path, "rb")  # noqa: SIM115 (closed in close)
             self._gz = gzip.GzipFile(fileobj=self.file, mode="rb")
             self.stream = pa.PythonFile(self._gz, mode="r")
@@ -133,8 +137,6 @@ class TableReader:
 
     def _open(self) -> None:
         if self.format == "parquet":
-            import pyarrow.parquet as pq
-
             self._reader = pq.ParquetFile(self.path)
             self.schema = self._reader.schema_arrow
             self.total = self._reader.metadata.num_rows
@@ -158,8 +160,6 @@ class TableReader:
         self._blocks = 0
         stream = self._raw.stream
         if self.format == "csv":
-            from pyarrow import csv
-
             types = {c: pa.large_string() for c in self.text_columns}  # absent ones: ignored
             if schema is not None:
                 types = {f.name: f.type for f in schema}
@@ -170,8 +170,6 @@ class TableReader:
                 convert_options=csv.ConvertOptions(column_types=types),
             )
         else:
-            from pyarrow import json as pj
-
             self._reader = pj.open_json(
                 stream, read_options=pj.ReadOptions(block_size=self.block_bytes),
                 parse_options=pj.ParseOptions(explicit_schema=schema),
@@ -258,7 +256,6 @@ class TableReader:
 
     def _null_empty_text(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         """Empty cells of the text columns as missing values (CSV has no other null)."""
-        import pyarrow.compute as pc
 
         for name in self.text_columns:
             i = batch.schema.get_field_index(name)
@@ -370,21 +367,15 @@ class TableWriter:
 
     def _open(self, tmp: str) -> None:
         if self.format == "parquet":
-            import pyarrow.parquet as pq
-
             schema = self.schema.with_metadata({**(self.schema.metadata or {}),
                                                 **specs_metadata(self.specs)})
             self._writer = pq.ParquetWriter(tmp, schema)
             return
         if self.format == "csv":
-            from pyarrow import csv
-
             self._sink = (pa.CompressedOutputStream(tmp, self.compression)
                           if self.compression else pa.OSFile(tmp, "wb"))
             self._writer = csv.CSVWriter(self._sink, self.schema)
             return
-        import gzip
-        import io
 
         raw = open(tmp, "wb")  # noqa: SIM115 (closed in _close)
         self._sink = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if self.compression else raw

@@ -88,7 +88,7 @@ def as_positions(values, n: int, ids, what: str) -> np.ndarray:
     if values.ndim != 1:
         raise ValueError(f"{what} must be one-dimensional, got shape {values.shape}")
     if ids is not None:
-        import pandas as pd
+        import pandas as pd  # lazily: import simhash_nb does not import pandas
 
         index = ids if isinstance(ids, pd.Index) else pd.Index(np.asarray(ids, dtype=object))
         if len(index) != n:
@@ -135,7 +135,7 @@ _SIMILARITY_COLUMNS = ("jaccard", "similarity")
 
 def pair_columns(pairs) -> tuple[Any, Any, Any, Any]:
     """Split any pair table into ``(i, j, label or None, similarity or None)``."""
-    import pandas as pd
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
 
     if isinstance(pairs, Pairs):
         return pairs.i, pairs.j, None, None

@@ -8,6 +8,7 @@ import numbers
 import warnings
 from typing import Any
 
+import numba
 import numpy as np
 
 from ..._kernels import jaccard as _jk
@@ -201,7 +202,6 @@ def jaccard_pairs(
 
     Each candidate pair is verified with the exact :func:`jaccard`, so the result has
     no false positives; how complete it is depends on ``candidates``:
-
     - ``"all"``: every pair (exact and complete; ``n (n - 1) / 2`` comparisons, pruned
       by size and by early exit from each merge; refused above
       ``config["jaccard_max_all_pairs"]`` pairs);
@@ -334,7 +334,6 @@ def _verified(indptr, hashes, i, j, threshold: float):
 
 def _all_pairs_above(indptr, hashes, threshold: float, max_pairs: int):
     """Every pair with Jaccard >= threshold: all pairs, pruned by size and by bounds."""
-    import numba
 
     n = indptr.shape[0] - 1
     if n < 2:

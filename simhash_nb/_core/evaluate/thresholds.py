@@ -37,7 +37,7 @@ class _Truth:
 
 
 def _labels_to_codes(labels, n: int) -> np.ndarray:
-    import pandas as pd
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
 
     if len(labels) != n:
         raise ValueError(
@@ -53,7 +53,7 @@ def _labels_to_codes(labels, n: int) -> np.ndarray:
 
 
 def _parse_truth(truth, n: int, ids, threshold) -> _Truth:
-    import pandas as pd
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
 
     n_docs = getattr(truth, "attrs", {}).get("n_documents") if isinstance(
         truth, pd.DataFrame) else None
