@@ -46,12 +46,15 @@ del _old
 
 __version__ = "0.1.0"
 
-_LAZY_MODULES = ("datasets", "distributed", "plotting", "jieba_features")
+_LAZY_MODULES = ("datasets", "distributed", "plotting", "jieba_features", "streaming")
 # public functions of modules with heavy imports: name -> module
 _LAZY_ATTRS = {"read_parquet": "io", "write_parquet": "io",
                "fingerprint_sparse": "sklearn", "SimhashVectorizer": "sklearn",
                "window_fingerprints": "_core.windows", "containment": "_core.windows",
-               "Windows": "_core.windows"}
+               "Windows": "_core.windows",
+               "near_duplicate_shards": "streaming", "cluster_shards": "streaming",
+               "dedupe_shards": "streaming", "CorpusStore": "streaming",
+               "MemoryLimitError": "_core.pipeline"}
 
 # Series.simhash / DataFrame.simhash, registered when pandas is imported (not before)
 _install_accessors()
@@ -73,6 +76,10 @@ __all__ = [
     "ChainingWarning",
     "SearchCostWarning",
     "SimilarPairs",
+    "MemoryLimitError",
+    "near_duplicate_shards",
+    "cluster_shards",
+    "dedupe_shards",
     "near_duplicate_texts",
     "cluster_texts",
     "dedupe_texts",

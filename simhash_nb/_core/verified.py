@@ -25,7 +25,8 @@ from .pipeline.run import verified_labels, verified_pairs
 from .search.design import check_recall
 from .similarity import check_similarity
 
-__all__ = ["SimilarPairs", "cluster_texts", "dedupe_texts", "near_duplicate_texts"]
+__all__ = ["SimilarPairs", "check_options", "cluster_texts", "dedupe_texts",
+           "near_duplicate_texts"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -323,7 +324,8 @@ max_pairs, random_state, n_jobs, progress, memory_limit, tmp_dir
     return keep_from_labels(labels, keep)
 
 
-def _check(threshold, recall, bits) -> tuple[float, float]:
+def check_options(threshold, recall, bits) -> tuple[float, float]:
+    """The validated ``(threshold, recall)`` of the verified path (``bits`` 64 or 128)."""
     threshold = check_similarity(threshold, "threshold")
     recall = check_recall(recall)
     if recall >= 1.0:
@@ -347,7 +349,7 @@ class _Run:
 
     @classmethod
     def make(cls, texts, threshold, recall, bits, memory_limit, **feature_options) -> _Run:
-        threshold, recall = _check(threshold, recall, bits)
+        threshold, recall = check_options(threshold, recall, bits)
         shingler = Shingler.make(bits, **feature_options)
         return cls(texts, threshold, recall, shingler, MemoryBudget.make(memory_limit))
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core.clusters import keep_from_labels
 from .._core.similarity import resolve_k
 from .steps import (
     UsageError,
@@ -24,7 +23,12 @@ from .steps import (
     recipe_of,
     rewrite,
     say,
-    verified_pairs,
+)
+from .verified import (
+    check_threshold_args,
+    verified_clusters_command,
+    verified_dedupe_command,
+    verified_pairs_command,
 )
 
 # --- commands ----------------------------------------------------------------------------
@@ -70,18 +74,25 @@ def k_used(args, prints) -> int:
     return resolve_k(args.k, args.similarity, bits)
 
 
+def _one_or_more(args) -> None:
+    """``args.inputs`` checked against the options; ``args.input``, the first."""
+    check_threshold_args(args)
+    args.input = args.inputs[0]
+
+
 @command
 def cmd_pairs(args) -> int:
-    """``simhash-nb pairs IN OUT``."""
+    """``simhash-nb pairs IN... OUT``."""
     import pyarrow as pa
 
     from .._frames import search_pairs
 
+    _one_or_more(args)
     recipe = recipe_of(args)
     check_output(args)
     t0 = time.perf_counter()
     if args.threshold is not None:
-        return _verified_pairs_command(args, recipe, t0)
+        return verified_pairs_command(args, recipe, t0)
     prints, ids, n = collect(args, recipe)
     check_ids(ids, args.id)
     pairs = search_pairs(prints, None, args.n_jobs, max_pairs=args.max_pairs,
@@ -110,36 +121,20 @@ def _write_pairs(args, ids, i, j, columns: dict) -> None:
             w.write(batch)
 
 
-def _verified_pairs_command(args, recipe, t0) -> int:
-    import pyarrow as pa
-
-    got, pos, ids, n = verified_pairs(args, recipe)
-    check_ids(ids, args.id)
-    _write_pairs(args, ids, pos[got.i], pos[got.j],
-                 {"jaccard": pa.array(got.jaccard),
-                  "distance": pa.array(got.distance, pa.uint8())})
-    say(args, f"{len(got):,} pairs with Jaccard >= {got.threshold} (verified) among {n:,} "
-               f"rows ({time.perf_counter() - t0:.1f} s); wrote {args.output}")
-    return 0
-
-
 @command
 def cmd_dedupe(args) -> int:
-    """``simhash-nb dedupe IN OUT``."""
+    """``simhash-nb dedupe IN... OUT``."""
     from .._frames import keep_mask
 
+    _one_or_more(args)
     recipe = recipe_of(args)
-    check_output(args)
     t0 = time.perf_counter()
     if args.threshold is not None:
-        sub, pos, _, n = verified_pairs(args, recipe, clusters=True)
-        keep = np.ones(n, dtype=bool)
-        keep[pos] = keep_from_labels(sub, args.keep)
-        how = f"Jaccard >= {args.threshold}, verified"
-    else:
-        prints, _, n = collect(args, recipe)
-        keep = keep_mask(prints, args.keep, args.n_jobs, **search_options(args))
-        how = f"k={k_used(args, prints)}"
+        return verified_dedupe_command(args, recipe, t0)
+    check_output(args)
+    prints, _, n = collect(args, recipe)
+    keep = keep_mask(prints, args.keep, args.n_jobs, **search_options(args))
+    how = f"k={k_used(args, prints)}"
 
     def transform(batch, start):
         import pyarrow as pa
@@ -154,23 +149,20 @@ def cmd_dedupe(args) -> int:
 
 @command
 def cmd_clusters(args) -> int:
-    """``simhash-nb clusters IN OUT``."""
+    """``simhash-nb clusters IN... OUT``."""
     import pyarrow as pa
 
     from .._frames import cluster_positions
 
+    _one_or_more(args)
     recipe = recipe_of(args)
     check_output(args)
     t0 = time.perf_counter()
     if args.threshold is not None:
-        sub, pos, _, n = verified_pairs(args, recipe, clusters=True)
-        labels = np.full(n, -1, dtype=np.int64)
-        labels[pos] = pos[sub]
-        how = f"Jaccard >= {args.threshold}, verified"
-    else:
-        prints, _, n = collect(args, recipe)
-        labels = cluster_positions(prints, args.n_jobs, **search_options(args))
-        how = f"k={k_used(args, prints)}"
+        return verified_clusters_command(args, recipe, t0)
+    prints, _, n = collect(args, recipe)
+    labels = cluster_positions(prints, args.n_jobs, **search_options(args))
+    how = f"k={k_used(args, prints)}"
     name = args.cluster_column
 
     def transform(batch, start):

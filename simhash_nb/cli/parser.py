@@ -12,9 +12,14 @@ from .steps import PROG, Parser
 # --- options ------------------------------------------------------------------------------
 
 
-def _add_io(p, out: bool = True) -> None:
-    p.add_argument("input", metavar="IN", help="input table: .csv, .jsonl, .parquet (csv/jsonl "
-                   "may be .gz)")
+def _add_io(p, out: bool = True, many: bool = False) -> None:
+    if many:
+        p.add_argument("inputs", nargs="+", metavar="IN",
+                       help="input table(s): .csv, .jsonl, .parquet (csv/jsonl may be .gz); "
+                       "with --threshold, several files, folders or globs (shards)")
+    else:
+        p.add_argument("input", metavar="IN", help="input table: .csv, .jsonl, .parquet "
+                       "(csv/jsonl may be .gz)")
     if out:
         p.add_argument("output", metavar="OUT", help="output table; format from the extension "
                        "(.parquet, .csv, .jsonl, optionally .gz for csv/jsonl)")
@@ -64,7 +69,14 @@ def _add_k(p) -> None:
     g.add_argument("--threshold", type=float, default=None, metavar="J",
                    help="instead, pairs of texts whose shingle sets have Jaccard similarity "
                         ">= J, each verified exactly (128-bit SimHash candidates; --recall "
-                        "defaults to 0.99 there)")
+                        "defaults to 0.99 there); streams the inputs within --memory-limit")
+    v = p.add_argument_group("verified road (--threshold)")
+    v.add_argument("--memory-limit", default=None, metavar="SIZE",
+                   help="most memory the run holds, e.g. 2GB or 512MB (default: half the "
+                        "available memory); shingles beyond it go to a temporary file")
+    v.add_argument("--tmp-dir", default=None, metavar="DIR",
+                   help="folder for temporary files (default: the system's); they are "
+                        "removed at the end, on error and on Ctrl-C")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,8 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("pairs", help="near-duplicate pairs",
                        description="Write every pair of rows of IN within k bits: columns "
-                       "left, right (ids, or 0-based row numbers) and distance.")
-    _add_io(p)
+                       "left, right (ids, or 0-based row numbers) and distance; with "
+                       "--threshold J, every pair with shingle Jaccard >= J, verified, over "
+                       "one or more input shards: columns left, right, jaccard, distance.")
+    _add_io(p, many=True)
     _add_k(p)
     _add_text(p)
     p.add_argument("--id", default=None, metavar="COL",
@@ -111,8 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("dedupe", help="drop near duplicates",
                        description="Write the rows of IN that remain after dropping near "
-                       "duplicates: one row per cluster (rows with missing text stay).")
-    _add_io(p)
+                       "duplicates: one row per cluster (rows with missing text stay); with "
+                       "--threshold and several inputs, OUT is a new folder that gets one "
+                       "shard per input, with its name, format and schema.")
+    _add_io(p, many=True)
     _add_k(p)
     _add_text(p)
     p.add_argument("--keep", choices=("first", "last"), default="first",
@@ -122,8 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("clusters", help="label near-duplicate clusters",
                        description="Write every row of IN with a cluster column: the 0-based "
-                       "row number of the first row of its cluster (empty for missing text).")
-    _add_io(p)
+                       "row number of the first row of its cluster (empty for missing text); "
+                       "with --threshold and several inputs, a table of id (or row) and "
+                       "cluster.")
+    _add_io(p, many=True)
     _add_k(p)
     _add_text(p)
     p.add_argument("--cluster-column", default="cluster", metavar="NAME",

@@ -247,48 +247,6 @@ def collect(args, recipe: _Recipe | None):
     return Prints(all_fps, all_valid, stored_spec), id_values, n
 
 
-def collect_texts(args):
-    """The text column of IN as one Arrow array, the ids (or None) and the row count."""
-    import pyarrow as pa
-
-    if args.fingerprints:
-        raise UsageError("--threshold compares the texts' shingles: give the text column "
-                         "(--column), not --fingerprints")
-    column, id_col = args.column, getattr(args, "id", None)
-    texts, ids = [], []
-    with open_reader(args, column) as reader:
-        reader.require(column, id_col)
-        for batch in batches(args, reader, "reading"):
-            texts.append(batch.column(batch.schema.get_field_index(column)))
-            if id_col:
-                ids.append(batch.column(batch.schema.get_field_index(id_col)))
-        text_type = reader.schema.field(column).type
-        id_type = reader.schema.field(id_col).type if id_col else None
-    arr = pa.chunked_array(texts, type=text_type).combine_chunks()
-    id_values = pa.chunked_array(ids, type=id_type).combine_chunks() if id_col else None
-    return arr, id_values, len(arr)
-
-
-def verified_pairs(args, recipe, clusters: bool = False):
-    """``(SimilarPairs among the present texts, their rows, ids, n)`` for --threshold
-    (``clusters``: cluster labels among the present texts instead of the pairs, by
-    :func:`~simhash_nb.cluster_texts`)."""
-    from .._core.verified import cluster_texts, near_duplicate_texts
-
-    texts, ids, n = collect_texts(args)
-    valid = np.asarray(texts.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-    pos = np.flatnonzero(valid)
-    spec = recipe.spec
-    how = cluster_texts if clusters else near_duplicate_texts
-    got = how(
-        texts if valid.all() else texts.filter(valid), args.threshold,
-        recall=0.99 if args.recall is None else args.recall, tokenizer=spec.tokenizer,
-        ngram=spec.ngram, normalize=spec.normalize, seed=spec.seed,
-        params=dict(spec.params) or None, n_jobs=args.n_jobs,
-        progress=False if args.quiet else (True if args.progress else None))
-    return got, pos, ids, n
-
-
 def say(args, message: str) -> None:
     if not args.quiet:
         print(message, file=sys.stderr)

@@ -50,7 +50,7 @@ def candidates_of(batches: Iterable, shingler: Shingler, threshold: float, recal
                   budget: MemoryBudget, *, tmp_dir=None, random_state: int | None = 0,
                   max_pairs: int | None = None, n_jobs: int | None = None,
                   progress: bool | None = None, missing: str = "raise",
-                  on_batch: Callable[[int], None] | None = None) -> Iterator[Candidates]:
+                  on_batch: Callable[[np.ndarray], None] | None = None) -> Iterator[Candidates]:
     """Shingle and fingerprint ``batches`` (shingles held within ``budget``, beyond it in
     a temporary folder under ``tmp_dir``, removed on exit), then design the candidate
     search: ``k`` for ``recall`` at ``threshold``, sampled tables seeded by
@@ -82,6 +82,9 @@ class VerifiedPairs:
     jaccard: np.ndarray
     n: int
     k: int
+
+    def __len__(self) -> int:
+        return int(self.i.shape[0])
 
 
 def verified_pairs(batches: Iterable, shingler: Shingler, threshold: float, recall: float,

@@ -57,14 +57,15 @@ class Shingler:
 def fingerprint_batches(batches: Iterable, shingler: Shingler, store: ShingleStore,
                         budget: MemoryBudget, *, missing: str = "raise",
                         n_jobs: int | None = None,
-                        on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+                        on_batch: Callable[[np.ndarray], None] | None = None) -> np.ndarray:
     """Shingle and fingerprint each batch of texts, their shingles into ``store``.
 
     Returns the fingerprints of all documents, ``uint64[n, bits // 64]``. A missing
     text (None, NaN, NA) raises ``ValueError`` naming its position with
     ``missing="raise"``; with ``"empty"`` it has no shingles (so it is in no pair).
-    ``on_batch(rows)`` is called after each batch. Raises :class:`MemoryLimitError`
-    as soon as the documents seen cannot be searched within ``budget``.
+    ``on_batch(validity)`` is called after each batch with its texts' validity.
+    Raises :class:`MemoryLimitError` as soon as the documents seen cannot be searched
+    within ``budget``.
 
     Examples
     --------
@@ -89,7 +90,7 @@ def fingerprint_batches(batches: Iterable, shingler: Shingler, store: ShingleSto
         n += fps.shape[0]
         budget.check_documents(n, shingler.bits)
         if on_batch is not None:
-            on_batch(fps.shape[0])
+            on_batch(valid)
     store.seal()
     if not parts:
         return np.empty((0, shingler.bits // 64), dtype=np.uint64)

@@ -1,0 +1,130 @@
+"""The ``--threshold`` road of ``pairs``, ``clusters`` and ``dedupe``: the verified path
+streamed over one or more input shards within ``--memory-limit``."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .steps import UsageError, check_folder, rewrite, say
+
+
+def check_threshold_args(args) -> None:
+    """Refuse the options that mean nothing beside ``--threshold``, or several inputs
+    without it."""
+    if args.threshold is None:
+        extra = [f for f, v in (("--memory-limit", args.memory_limit),
+                                ("--tmp-dir", args.tmp_dir)) if v is not None]
+        if extra:
+            raise UsageError(f"{', '.join(extra)} apply to the verified road: add "
+                             "--threshold J")
+        if len(args.inputs) > 1:
+            raise UsageError("several inputs need --threshold J (the verified road streams "
+                             "shards); without it, give one input")
+        return
+    given = [flag for flag, value in (("-k", args.k), ("--similarity", args.similarity),
+                                      ("--fingerprints", args.fingerprints),
+                                      ("--weights", args.weights)) if value is not None]
+    if given:
+        raise UsageError(f"{', '.join(given)} cannot be used with --threshold: the verified "
+                         "road compares the texts' shingle sets (binary, 128-bit candidates "
+                         "at a k it calibrates); drop them, or drop --threshold for the "
+                         "fingerprint road")
+    if args.tmp_dir is not None:
+        import os
+
+        if not os.path.isdir(args.tmp_dir):
+            raise UsageError(f"--tmp-dir {args.tmp_dir}: no such folder")
+
+
+def stream(args, recipe, what: str):
+    """Run the verified path over the inputs (``what``: "pairs" or "labels")."""
+    from ..streaming import run_shards
+
+    spec = recipe.spec
+    return run_shards(
+        args.inputs, args.threshold, what=what, text_column=args.column,
+        id_column=getattr(args, "id", None), memory_limit=args.memory_limit,
+        tmp_dir=args.tmp_dir, recall=0.99 if args.recall is None else args.recall,
+        bits=args.bits or 128, tokenizer=spec.tokenizer, ngram=spec.ngram,
+        normalize=spec.normalize, seed=spec.seed, params=dict(spec.params) or None,
+        max_pairs=getattr(args, "max_pairs", None), n_jobs=args.n_jobs,
+        progress=False if args.quiet else (True if args.progress else None))
+
+
+def _summary(run, t0: float) -> str:
+    missing = int((~run.valid).sum())
+    note = f", {missing:,} without text" if missing else ""
+    return (f"{run.n:,} rows in {len(run.source.paths):,} file(s){note}; Jaccard >= "
+            f"{{threshold}} verified (k={run.k}), {time.perf_counter() - t0:.1f} s")
+
+
+def write_table(path: str, table) -> None:
+    from ..io import TableWriter
+
+    with TableWriter(path, table.schema) as w:
+        for batch in table.to_batches(max_chunksize=1 << 16):
+            w.write(batch)
+
+
+def verified_pairs_command(args, recipe, t0: float) -> int:
+    run = stream(args, recipe, "pairs")
+    write_table(args.output, run.pairs_table())
+    say(args, f"{len(run.pairs):,} pairs among "
+              + _summary(run, t0).format(threshold=args.threshold) + f"; wrote {args.output}")
+    return 0
+
+
+def verified_clusters_command(args, recipe, t0: float) -> int:
+    import pyarrow as pa
+
+    run = stream(args, recipe, "labels")
+    if len(args.inputs) > 1 or run.ids is not None and len(run.source.paths) > 1:
+        write_table(args.output, run.labels_table())
+    else:
+        labels = np.where(run.valid, run.labels, -1)
+        name = args.cluster_column
+
+        def transform(batch, start):
+            part = labels[start:start + batch.num_rows]
+            arr = pa.array(part, pa.int64(), mask=part < 0)
+            if name in batch.schema.names:
+                batch = batch.drop_columns([name])
+            return batch.append_column(name, arr)
+
+        args.input = args.inputs[0]
+        run.source.check_unchanged()
+        rewrite(args, transform, "writing", None)
+    present = run.labels[run.valid]
+    sizes = np.bincount(present, minlength=run.n) if present.size else np.zeros(0, np.int64)
+    say(args, f"{int((sizes > 0).sum()):,} clusters, {int((sizes > 1).sum()):,} with near "
+              "duplicates, among " + _summary(run, t0).format(threshold=args.threshold)
+              + f"; wrote {args.output}")
+    return 0
+
+
+def verified_dedupe_command(args, recipe, t0: float) -> int:
+    import pyarrow as pa
+
+    from .._core.clusters import keep_from_labels
+    from ..streaming.run import check_new_output, relabel_present, write_kept
+
+    if len(args.inputs) > 1:
+        check_new_output(args.output)
+    else:
+        check_folder(args.output)
+    run = stream(args, recipe, "labels")
+    keep = np.ones(run.n, dtype=bool)
+    keep[run.valid] = keep_from_labels(relabel_present(run.labels, run.valid), args.keep)
+    if len(args.inputs) > 1:
+        write_kept(run.source, keep, args.output)
+    else:
+        args.input = args.inputs[0]
+        run.source.check_unchanged()
+        rewrite(args, lambda batch, start: batch.filter(
+            pa.array(keep[start:start + batch.num_rows])), "writing", None)
+    kept = int(keep.sum())
+    say(args, f"kept {kept:,} of {run.n:,} rows, dropped {run.n - kept:,} near duplicates; "
+              + _summary(run, t0).format(threshold=args.threshold) + f"; wrote {args.output}")
+    return 0
