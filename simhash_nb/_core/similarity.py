@@ -20,19 +20,14 @@ import math
 import numbers
 
 from ..config import config
-from .validation import check_k
+from .validation import check_fraction, check_k
 
 __all__ = ["k_for_similarity", "similarity_for_k"]
 
 
 def check_similarity(similarity, name: str = "similarity") -> float:
     """A similarity in (0, 1]."""
-    if isinstance(similarity, bool) or not isinstance(similarity, numbers.Real):
-        raise TypeError(f"{name} must be a number in (0, 1], got {similarity!r}")
-    s = float(similarity)
-    if not 0.0 < s <= 1.0:
-        raise ValueError(f"{name} must be in (0, 1], got {similarity!r}")
-    return s
+    return check_fraction(similarity, name)
 
 
 def k_for_similarity(similarity: float, bits: int = 64) -> int:

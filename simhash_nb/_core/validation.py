@@ -91,6 +91,20 @@ def as_fingerprints(a, name: str = "fingerprints") -> np.ndarray:
     )
 
 
+def check_fraction(value, name: str) -> float:
+    """A number in ``(0, 1]`` (a similarity, recall, precision or threshold), as a float.
+
+    ``TypeError`` for a bool or a non-number, ``ValueError`` outside ``(0, 1]``; both name
+    the argument.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in (0, 1], got {value!r}")
+    v = float(value)
+    if not 0.0 < v <= 1.0:
+        raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+    return v
+
+
 def check_bits(bits, name: str = "bits") -> int:
     """A fingerprint width: the integer 64 or 128 (not a bool or a float such as 64.0)."""
     if isinstance(bits, bool) or not isinstance(bits, numbers.Integral):

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import dataclasses
-import numbers
 
 import numpy as np
 
 from ..similarity import similarity_for_k
+from ..validation import check_fraction
 
 # --- recommendation -----------------------------------------------------------------------
 
@@ -71,15 +71,6 @@ class Recommendation:
         return self.k
 
 
-def _check_target_value(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number in (0, 1], got {value!r}")
-    v = float(value)
-    if not 0.0 < v <= 1.0:
-        raise ValueError(f"{name} must be in (0, 1], got {value!r}")
-    return v
-
-
 def recommend_k(
     table,
     target: str | None = None,
@@ -137,9 +128,9 @@ def recommend_k(
     """
     c = _Columns.of(_check_request(table, target, precision, recall))
     if precision is not None:
-        return _for_precision(c, _check_target_value("precision", precision))
+        return _for_precision(c, check_fraction(precision, "precision"))
     if recall is not None:
-        return _for_recall(c, _check_target_value("recall", recall))
+        return _for_recall(c, check_fraction(recall, "recall"))
     return _best_f1(c)
 
 

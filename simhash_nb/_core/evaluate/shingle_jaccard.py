@@ -16,7 +16,7 @@ from ...config import config
 from ..fingerprint import fingerprint_features
 from ..parallel import threads
 from ..search import near_duplicates
-from ..validation import bits_of
+from ..validation import bits_of, check_fraction
 from .inputs import document_sets, n_pairs_of, pair_positions
 
 _CANDIDATES = ("auto", "all", "minhash", "simhash")
@@ -148,12 +148,8 @@ def minhash_bands(threshold: float, num_perm: int = 128, recall: float = 0.99) -
 
 
 def check_threshold(threshold) -> float:
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
-        raise TypeError(f"threshold must be a number in (0, 1], got {threshold!r}")
-    t = float(threshold)
-    if not 0.0 < t <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
-    return t
+    """A Jaccard threshold in (0, 1]."""
+    return check_fraction(threshold, "threshold")
 
 
 def _minhash_candidates(indptr, hashes, num_perm, bands, rows, random_state, max_pairs):

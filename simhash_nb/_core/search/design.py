@@ -8,6 +8,7 @@ import numbers
 
 from ...config import config
 from ..similarity import resolve_k
+from ..validation import check_fraction
 from .dense import sort_bits_for
 from .families import sampled_recall, tables_for_recall
 from .layout import key_bits_for, row_bits_for, table_count, top_bits
@@ -349,14 +350,7 @@ def _cheapest(brute: TableDesign, options: dict) -> TableDesign:
 
 def check_recall(recall) -> float:
     """A recall in (0, 1]; None means exact (1)."""
-    if recall is None:
-        return 1.0
-    if isinstance(recall, bool) or not isinstance(recall, numbers.Real):
-        raise TypeError(f"recall must be a number in (0, 1], got {recall!r}")
-    r = float(recall)
-    if not 0.0 < r <= 1.0:
-        raise ValueError(f"recall must be in (0, 1], got {recall!r}")
-    return r
+    return 1.0 if recall is None else check_fraction(recall, "recall")
 
 
 def best_tables(n_rows: int, n_pairs: float, k: int, bits: int) -> TableDesign:
