@@ -18,6 +18,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ._core.evaluate.inputs import check_table
+
 __all__ = [
     "plot_cluster_sizes",
     "plot_distance_histogram",
@@ -35,19 +37,6 @@ def _axes(ax, figsize=(6.4, 4.4)):
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
-
-
-def _check_table(table, need=("k", "precision", "recall", "f1")):
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"table must be a DataFrame from sh.threshold_table, got {type(table).__name__}"
-        )
-    missing = [c for c in need if c not in table.columns]
-    if missing:
-        raise ValueError(f"table lacks columns {missing}; make it with sh.threshold_table")
-    if len(table) == 0:
-        raise ValueError("table is empty")
-    return table
 
 
 def _mark_k(mark, table) -> int | None:
@@ -107,7 +96,7 @@ def plot_precision_recall(table, ax=None, *, mark=None, label=None, annotate=Tru
     >>> ax.get_xlabel(), ax.get_ylabel()
     ('Recall', 'Precision')
     """
-    _check_table(table)
+    check_table(table)
     ax = _axes(ax)
     k = table["k"].to_numpy()
     r = table["recall"].to_numpy(dtype=np.float64)
@@ -164,7 +153,7 @@ def plot_threshold_curves(table, ax=None, *, mark=None, label=None, max_k=None):
     >>> [t.get_text() for t in ax.get_legend().get_texts()][:3]
     ['precision', 'recall', 'F1']
     """
-    _check_table(table)
+    check_table(table)
     ax = _axes(ax)
     k = table["k"].to_numpy()
     if max_k is None:
@@ -242,7 +231,7 @@ def plot_distance_histogram(table, ax=None, *, density=True, max_k=None, mark=No
     >>> ax.get_xlabel()
     'Hamming distance between fingerprints'
     """
-    _check_table(table, ("k", "tp", "fp"))
+    check_table(table, ("k", "tp", "fp"))
     ax = _axes(ax)
     k = table["k"].to_numpy()
     dup = np.diff(table["tp"].to_numpy(), prepend=0)

@@ -188,3 +188,20 @@ def as_bool_labels(label, m: int) -> np.ndarray:
     if not np.all((as_num == 0) | (as_num == 1)):
         raise ValueError("pair labels must be booleans or 0/1")
     return as_num == 1
+
+
+def check_table(table, need=("k", "precision", "recall", "f1")):
+    """``table`` if it is a non-empty DataFrame from threshold_table with the ``need``
+    columns; ``TypeError`` or ``ValueError`` saying what it lacks."""
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
+
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(
+            f"table must be a DataFrame from sh.threshold_table, got {type(table).__name__}"
+        )
+    missing = [c for c in need if c not in table.columns]
+    if missing:
+        raise ValueError(f"table lacks columns {missing}; make it with sh.threshold_table")
+    if len(table) == 0:
+        raise ValueError("table is empty")
+    return table

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..similarity import similarity_for_k
 from ..validation import check_fraction
+from .inputs import check_table
 
 # --- recommendation -----------------------------------------------------------------------
 
@@ -139,8 +140,6 @@ _COLUMNS = ("k", "tp", "fp", "fn", "precision", "recall", "f1")
 
 def _check_request(table, target, precision, recall):
     """Validation of :func:`recommend_k`: one target, a table from threshold_table."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
     given = [name for name, v in (("target", target), ("precision", precision),
                                   ("recall", recall)) if v is not None]
     if len(given) > 1:
@@ -150,16 +149,7 @@ def _check_request(table, target, precision, recall):
             f"target must be 'f1'; for precision or recall targets pass precision=0.95 "
             f"or recall=0.95 (got target={target!r})"
         )
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"table must be a DataFrame from threshold_table, got {type(table).__name__}"
-        )
-    missing = [c for c in _COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"table lacks columns {missing}; make it with sh.threshold_table")
-    if len(table) == 0:
-        raise ValueError("table is empty")
-    return table
+    return check_table(table, _COLUMNS)
 
 
 @dataclasses.dataclass(frozen=True)
