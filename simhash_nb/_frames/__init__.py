@@ -36,7 +36,13 @@ from .fingerprints import (
 )
 from .hex import as_fingerprints, hex_width, parse_hex
 from .labels import cluster_positions, cluster_series, keep_mask
-from .verified import verified_frame, verified_labels, verified_pairs
+from .verified import (
+    verified_cluster_positions,
+    verified_frame,
+    verified_keep_mask,
+    verified_labels,
+    verified_pairs,
+)
 
 __all__ = [
     "FINGERPRINT_COLUMN", "SEARCH_OPTIONS", "SPEC_ATTR", "ColumnSpecs", "InputError", "Prints",
@@ -45,5 +51,6 @@ __all__ = [
     "fingerprint_series", "fingerprint_values", "fingerprints_from_arrow",
     "fingerprints_to_arrow", "hex_width", "keep_mask", "pairs_frame", "parse_hex", "prints",
     "search_pairs", "spec_of", "spec_record", "split_search", "unique_index", "verified_frame",
-    "verified_labels", "verified_pairs", "words_to_binary16",
+    "verified_cluster_positions", "verified_keep_mask", "verified_labels", "verified_pairs",
+    "words_to_binary16",
 ]

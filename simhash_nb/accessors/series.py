@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._core.clusters import check_keep, keep_from_labels
 from .._core.spec import FingerprintSpec, check_compatible
 from .._frames.attrs import spec_of
 from .._frames.columns import fingerprint_kind, fingerprint_values
@@ -20,7 +19,12 @@ from .._frames.fingerprints import (
 )
 from .._frames.hex import as_fingerprints, hex_width, parse_hex
 from .._frames.labels import cluster_positions, cluster_series, keep_mask
-from .._frames.verified import verified_frame, verified_labels, verified_pairs
+from .._frames.verified import (
+    verified_cluster_positions,
+    verified_frame,
+    verified_keep_mask,
+    verified_pairs,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -407,9 +411,7 @@ class SimhashSeriesAccessor:
         """
         if threshold is not None:
             self._need_text("clusters(threshold=...)")
-            sub, pos = verified_labels(self._obj, threshold, options)
-            labels = np.full(len(self._obj), -1, dtype=np.int64)
-            labels[pos] = pos[sub]
+            labels = verified_cluster_positions(self._obj, threshold, options)
             return cluster_series(labels, self._obj.index)
         search, options = split_search(options)
         p = prints(*self._read(guess=True), options)
@@ -454,11 +456,7 @@ class SimhashSeriesAccessor:
     def _keep_rows(self, k, keep, threshold, options) -> np.ndarray:
         if threshold is not None:
             self._need_text("dedupe(threshold=...)")
-            check_keep(keep)
-            sub, pos = verified_labels(self._obj, threshold, options)
-            mask = np.ones(len(self._obj), dtype=bool)
-            mask[pos] = keep_from_labels(sub, keep)
-            return mask
+            return verified_keep_mask(self._obj, threshold, keep, options)
         search, options = split_search(options)
         p = prints(*self._read(guess=True), options)
         return keep_mask(p, keep, options.get("n_jobs"), k=k, **search)
