@@ -10,6 +10,8 @@ from .radix import sort_table_serial
 from .table_keys import ONE, is_owner
 
 
+# Long by its algorithm (run detection, the extra-bit filter, the ownership test, pair
+# output with overflow to big runs): one loop nest, kept in one piece for the compiler.
 @njit(cache=True, nogil=True)
 def scan_range(
     sorted_, lo, hi, extra_bits, row_bits, fps, k, n_left, sel, block_masks, must_differ,
