@@ -169,6 +169,50 @@ def pair_similarities_above(indptr, hashes, left, right, threshold, out):
     return out
 
 
+@njit(inline="always", cache=True)
+def count_between_at_least(ha, a0, a1, hb, b0, b1, need):
+    """:func:`count_at_least` of runs of two arrays: ``ha[a0:a1]`` and ``hb[b0:b1]``."""
+    c = 0
+    ia = a0
+    ib = b0
+    while ia < a1 and ib < b1:
+        if c + min(a1 - ia, b1 - ib) < need:
+            return -1
+        x = ha[ia]
+        y = hb[ib]
+        c += x == y
+        ia += x <= y
+        ib += y <= x
+    return c if c >= need else -1
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def cross_similarities_above(indptr_a, hashes_a, indptr_b, hashes_b, left, right,
+                             threshold, out):
+    """``out[p]`` = Jaccard of document ``left[p]`` of the first CSR and ``right[p]``
+    of the second where it is ``>= threshold``, else -1: :func:`jaccard_at_least`
+    (the same filters, the same value) across two sets of documents, in parallel."""
+    slack = 1e-9
+    for p in prange(left.shape[0]):
+        a0 = indptr_a[left[p]]
+        a1 = indptr_a[left[p] + 1]
+        b0 = indptr_b[right[p]]
+        b1 = indptr_b[right[p] + 1]
+        sa = a1 - a0
+        sb = b1 - b0
+        total = sa + sb
+        sim = -1.0
+        if total == 0:
+            sim = 1.0
+        elif min(sa, sb) >= threshold * max(sa, sb) * (1.0 - slack):
+            need = int(threshold * total / (1.0 + threshold) * (1.0 - slack))
+            inter = count_between_at_least(hashes_a, a0, a1, hashes_b, b0, b1, need)
+            if inter >= 0:
+                sim = inter / (total - inter)
+        out[p] = sim if sim >= threshold else -1.0
+    return out
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def pairs_above(indptr, hashes, order, threshold, n_tasks, cap):
     """Every pair with Jaccard ``>= threshold``, pruned (the AllPairs filters).

@@ -15,9 +15,10 @@ import numpy as np
 
 from ..._kernels import jaccard as _jk
 
-__all__ = ["ShingleStore"]
+__all__ = ["SHINGLES", "ShingleStore"]
 
 _ITEM = 8  # bytes of one shingle hash
+SHINGLES = "shingles.u64"  # the file name of spilled shingles
 _PAGE = mmap.PAGESIZE
 
 
@@ -36,6 +37,9 @@ class ShingleStore:
         Bytes of the file's pages that one block of candidates may touch.
     tmp_dir : str, optional
         Where the temporary folder is made (default: the system's).
+    folder : str, optional
+        Instead, spill every shingle (whatever ``memory_bytes``) into this existing
+        folder, and keep it on close (a corpus store's segment).
 
     Examples
     --------
@@ -47,11 +51,12 @@ class ShingleStore:
     (True, [0.5])
     """
 
-    def __init__(self, memory_bytes: int, verify_bytes: int, tmp_dir=None):
-        self.memory_bytes = int(memory_bytes)
+    def __init__(self, memory_bytes: int, verify_bytes: int, tmp_dir=None, folder=None):
+        self.memory_bytes = -1 if folder is not None else int(memory_bytes)
         self.verify_bytes = int(verify_bytes)
         self.tmp_dir = tmp_dir
-        self.folder: str | None = None
+        self.folder: str | None = None if folder is None else str(folder)
+        self._own_folder = folder is None
         self._chunks: list[np.ndarray] = []
         self._held = 0
         self._ends: list[np.ndarray] = []
@@ -87,9 +92,10 @@ class ShingleStore:
             self._held += used.nbytes
 
     def _spill(self) -> None:
-        self.folder = tempfile.mkdtemp(prefix="simhash-nb-", dir=self.tmp_dir)
-        self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, True)
-        self._file = open(os.path.join(self.folder, "shingles.u64"), "wb")  # noqa: SIM115
+        if self._own_folder:
+            self.folder = tempfile.mkdtemp(prefix="simhash-nb-", dir=self.tmp_dir)
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, True)
+        self._file = open(os.path.join(self.folder, SHINGLES), "wb")  # noqa: SIM115
         for chunk in self._chunks:
             self._file.write(chunk.data)
         self._chunks, self._held = [], 0
@@ -107,6 +113,9 @@ class ShingleStore:
         path = self._file.name
         self._file.close()
         self._file = None
+        self._map_file(path)
+
+    def _map_file(self, path: str) -> None:
         if self.total == 0:
             self.hashes = np.empty(0, np.uint64)
             return
@@ -115,15 +124,31 @@ class ShingleStore:
             self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
         self.hashes = np.frombuffer(self._map, dtype=np.uint64)
 
+    @classmethod
+    def open(cls, folder, offsets: np.ndarray, verify_bytes: int) -> ShingleStore:
+        """The sealed store of a folder that a store with ``folder=`` wrote (its
+        ``offsets`` kept apart); the folder stays on close."""
+        store = cls(0, verify_bytes, folder=folder)
+        store.offsets = np.asarray(offsets, dtype=np.int64)
+        store.n_features = np.diff(store.offsets)
+        store.total = int(store.offsets[-1])
+        path = os.path.join(store.folder, SHINGLES)
+        if os.path.getsize(path) != store.total * _ITEM:
+            raise ValueError(f"{path} holds {os.path.getsize(path):,} bytes, not the "
+                             f"{store.total * _ITEM:,} its offsets name")
+        store._map_file(path)
+        return store
+
     # --- reading -------------------------------------------------------------------
-    def _blocks(self, i: np.ndarray, j: np.ndarray):
-        """Slices of the pairs whose documents' pages fit ``verify_bytes`` together."""
+    def _blocks(self, i: np.ndarray, j: np.ndarray, other: ShingleStore | None = None):
+        """Slices of the pairs whose documents' pages fit ``verify_bytes`` together
+        (``j`` in ``other``, if given)."""
+        other = self if other is None else other
         m = i.shape[0]
-        if self._map is None or m == 0:
+        if (self._map is None and other._map is None) or m == 0:
             yield slice(0, m)
             return
-        sizes = (self.offsets[i + 1] - self.offsets[i] + self.offsets[j + 1]
-                 - self.offsets[j]) * _ITEM + 4 * _PAGE  # each document may straddle pages
+        sizes = (self.n_features[i] + other.n_features[j]) * _ITEM + 4 * _PAGE  # pages
         ends = np.cumsum(sizes)
         lo = 0
         while lo < m:
@@ -131,6 +156,17 @@ class ShingleStore:
             hi = max(hi, lo + 1)
             yield slice(lo, hi)
             lo = hi
+
+    def similarities_with(self, other: ShingleStore, i: np.ndarray, j: np.ndarray,
+                          threshold: float) -> np.ndarray:
+        """:meth:`similarities` of documents ``i`` of this store and ``j`` of ``other``."""
+        out = np.empty(i.shape[0], dtype=np.float64)
+        for s in self._blocks(i, j, other):
+            _jk.cross_similarities_above(self.offsets, self.hashes, other.offsets,
+                                         other.hashes, i[s], j[s], threshold, out[s])
+            self._release()
+            other._release()
+        return out
 
     def _release(self) -> None:
         if self._map is not None:
@@ -170,6 +206,12 @@ class ShingleStore:
             self._map = None
         if self._cleanup is not None:
             self._cleanup()
+
+    def discard(self) -> None:
+        """Close, and remove the folder too (also one given as ``folder=``)."""
+        self.close()
+        if self.folder is not None and os.path.isdir(self.folder):
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> ShingleStore:
         return self

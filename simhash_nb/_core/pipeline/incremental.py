@@ -1,0 +1,129 @@
+"""The verified path for new documents against a stored corpus: the pairs among the new
+documents and between new and stored ones, the same (up to hash collisions of the
+sorted table keys) that one run over stored + new documents would find."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numba
+import numpy as np
+
+from ..candidates import candidate_design
+from ..parallel import threads
+from ..search.api import candidate_waves
+from ..search.engine import TooManyPairsError, check_max_pairs, pair_order
+from ..search.groups import group_identical
+from ..search.options import SearchOptions
+from .budget import MemoryBudget
+from .run import VerifiedPairs
+from .stages import choose_k, verify_wave
+from .store import ShingleStore
+
+__all__ = ["pairs_against"]
+
+
+@dataclasses.dataclass
+class Stored:
+    """A stored corpus: fingerprints of all its rows and its segments' shingles, each
+    with the first row it holds."""
+
+    words: np.ndarray
+    segments: list[tuple[int, ShingleStore]]
+
+    @property
+    def n(self) -> int:
+        return int(self.words.shape[0])
+
+    @property
+    def shingles(self) -> int:
+        return sum(s.total for _, s in self.segments)
+
+
+def _options(stored: Stored, new_words: np.ndarray, new_shingles: int, threshold: float,
+             recall: float, budget: MemoryBudget, random_state, max_pairs, progress):
+    """``(k, SearchOptions)`` of the one run over stored + new rows: its ``k`` and its
+    sampled tables (designed for all distinct rows, seeded alike)."""
+    combined = np.concatenate([stored.words, new_words]) if stored.n else new_words
+    k = choose_k(combined, stored.shingles + new_shingles, threshold, recall, random_state)
+    rows = max(group_identical(combined).n_distinct, 2)
+    n = combined.shape[0]
+    bits = 64 * combined.shape[1]
+    del combined
+    lanes = budget.lanes_for(n, bits, numba.get_num_threads())
+    opts = SearchOptions.make(bits, k, random_state=random_state,
+                              max_pairs=check_max_pairs(max_pairs), progress=progress)
+    design = candidate_design(rows, threshold, bits, recall, k=k)
+    return k, dataclasses.replace(opts, designer=lambda _rows: design,
+                                  memory_bytes=lanes * (n + 64) * (8 + 2 * bits // 8))
+
+
+def pairs_against(stored: Stored, new: ShingleStore, new_words: np.ndarray, threshold: float,
+                  recall: float, budget: MemoryBudget, *, random_state: int | None = 0,
+                  max_pairs: int | None = None, n_jobs: int | None = None,
+                  progress: bool | None = None) -> VerifiedPairs:
+    """Verified pairs among the new documents and between new and stored ones, as
+    rows of stored + new (stored rows first, new row ``r`` is ``stored.n + r``).
+
+    Examples
+    --------
+    >>> from simhash_nb._core.pipeline import MemoryBudget, Shingler, fingerprint_batches
+    >>> sh_ = Shingler.make(tokenizer="word", ngram=1)
+    >>> budget = MemoryBudget(1 << 30, 0)
+    >>> old = ShingleStore(1 << 20, 1 << 20)
+    >>> old_words = fingerprint_batches([["a b c d", "x y z"]], sh_, old, budget)
+    >>> new = ShingleStore(1 << 20, 1 << 20)
+    >>> new_words = fingerprint_batches([["a b c d e", "p q r"]], sh_, new, budget)
+    >>> got = pairs_against(Stored(old_words, [(0, old)]), new, new_words, 0.7, 0.99, budget)
+    >>> got.i.tolist(), got.j.tolist(), got.jaccard.tolist()
+    ([0], [2], [0.8])
+    """
+    limit = check_max_pairs(max_pairs)
+    k, opts = _options(stored, new_words, new.total, threshold, recall, budget, random_state,
+                       max_pairs, progress)
+    parts, kept = [], 0
+    with threads(n_jobs):
+        for i, j, d in candidate_waves(new_words, opts):
+            part = verify_wave(new, i, j, d, threshold)
+            parts.append((part[0] + stored.n, part[1] + stored.n, *part[2:]))
+            kept = _count(kept, part, limit, threshold)
+        if stored.n:
+            for i, j, d in candidate_waves(new_words, opts, against=stored.words):
+                part = _verify_cross(new, stored, i, j, d, threshold)
+                parts.append(part)
+                kept = _count(kept, part, limit, threshold)
+    n = stored.n + new_words.shape[0]
+    if parts:
+        i, j, d, sims = (np.concatenate(x) for x in zip(*parts, strict=True))
+    else:
+        i, j, d, sims = (np.empty(0, t) for t in (np.int64, np.int64, np.uint8, np.float64))
+    order = pair_order(i, j)
+    return VerifiedPairs(i[order], j[order], d[order], sims[order], n, k)
+
+
+def _count(kept: int, part, limit: int, threshold: float) -> int:
+    kept += int(part[0].shape[0])
+    if kept > limit:
+        raise TooManyPairsError(f"more than max_pairs={limit:,} pairs reach Jaccard >= "
+                                f"{threshold}; raise max_pairs or the threshold")
+    return kept
+
+
+def _verify_cross(new: ShingleStore, stored: Stored, i, j, d, threshold: float):
+    """Candidates (new row ``i``, stored row ``j``) verified against the segment that
+    holds ``j``; returned as ``(stored row, stored.n + new row, d, jaccard)``."""
+    out = []
+    for start, seg in stored.segments:
+        here = (j >= start) & (j < start + seg.n)
+        if not here.any():
+            continue
+        a, b, dd = i[here], j[here] - start, d[here]
+        ok = ~((new.n_features[a] == 0) | (seg.n_features[b] == 0))
+        a, b, dd = a[ok], b[ok], dd[ok]
+        sims = new.similarities_with(seg, a, b, threshold)
+        keep = sims >= threshold
+        out.append((b[keep] + start, a[keep] + stored.n, dd[keep], sims[keep]))
+    if not out:
+        e = np.empty(0, np.int64)
+        return e, e.copy(), np.empty(0, np.uint8), np.empty(0, np.float64)
+    return tuple(np.concatenate(x) for x in zip(*out, strict=True))
