@@ -8,6 +8,7 @@ Examples
 True
 """
 
+import importlib as _importlib
 import sys as _sys
 
 from ._core.batch import FeatureBatch
@@ -63,13 +64,9 @@ _install_accessors()
 def __getattr__(name):
     # submodules with heavy imports (pandas, matplotlib, dask) load on first use
     if name in _LAZY_MODULES:
-        import importlib
-
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_ATTRS:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY_ATTRS[name]}"), name)
+        return getattr(_importlib.import_module(f"{__name__}.{_LAZY_ATTRS[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
