@@ -77,6 +77,14 @@ def _add_k(p) -> None:
     v.add_argument("--tmp-dir", default=None, metavar="DIR",
                    help="folder for temporary files (default: the system's); they are "
                         "removed at the end, on error and on Ctrl-C")
+    if p.prog.endswith("pairs"):
+        v.add_argument("--save", default=None, metavar="STORE",
+                       help="also write a corpus store of the inputs (fingerprints, ids, "
+                            "shingles) to check later data against; with --against STORE, "
+                            "append the inputs to it")
+        v.add_argument("--against", default=None, metavar="STORE",
+                       help="pairs among the inputs and between them and the documents of "
+                            "this corpus store (made by --save)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_text(p)
     p.add_argument("--keep", choices=("first", "last"), default="first",
                    help="which row of each cluster stays (default first)")
+    p.add_argument("--id", default=None, metavar="COL",
+                   help="with --threshold: the rows' ids (checked present and distinct)")
     _add_run(p)
     p.set_defaults(func=cmd_dedupe)
 
@@ -146,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_text(p)
     p.add_argument("--cluster-column", default="cluster", metavar="NAME",
                    help="name of the new column (default cluster)")
+    p.add_argument("--id", default=None, metavar="COL",
+                   help="with --threshold: identify rows by COL (checked present and "
+                        "distinct)")
     _add_run(p)
     p.set_defaults(func=cmd_clusters)
 

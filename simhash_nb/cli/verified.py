@@ -3,6 +3,7 @@ streamed over one or more input shards within ``--memory-limit``."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -15,7 +16,12 @@ def check_threshold_args(args) -> None:
     without it."""
     if args.threshold is None:
         extra = [f for f, v in (("--memory-limit", args.memory_limit),
-                                ("--tmp-dir", args.tmp_dir)) if v is not None]
+                                ("--tmp-dir", args.tmp_dir),
+                                ("--save", getattr(args, "save", None)),
+                                ("--against", getattr(args, "against", None)),
+                                ("--id", getattr(args, "id", None)
+                                 if args.command != "pairs" else None))
+                 if v is not None]
         if extra:
             raise UsageError(f"{', '.join(extra)} apply to the verified road: add "
                              "--threshold J")
@@ -32,8 +38,6 @@ def check_threshold_args(args) -> None:
                          "at a k it calibrates); drop them, or drop --threshold for the "
                          "fingerprint road")
     if args.tmp_dir is not None:
-        import os
-
         if not os.path.isdir(args.tmp_dir):
             raise UsageError(f"--tmp-dir {args.tmp_dir}: no such folder")
 
@@ -68,7 +72,51 @@ def write_table(path: str, table) -> None:
             w.write(batch)
 
 
+def store_command(args, recipe, t0: float) -> int:
+    """``pairs ... --save STORE`` and/or ``--against STORE``: pairs against a corpus
+    store, the inputs appended to it with ``--save``."""
+    from ..streaming import CorpusStore
+
+    save, against = args.save, args.against
+    if save and against and os.path.abspath(save) != os.path.abspath(against):
+        raise UsageError("--save with --against appends to that store: give the same STORE "
+                         "to both (or --save alone for a new one)")
+    if against:
+        store = CorpusStore.open(against)
+        spec = recipe.spec
+        given = {k: v for k, v in (("--tokenizer", args.tokenizer), ("--ngram", args.ngram),
+                                   ("--normalize", args.normalize), ("--seed", args.seed),
+                                   ("--bits", args.bits)) if v is not None}
+        if given and (spec.tokenizer, spec.ngram, spec.normalize, spec.seed) != (
+                store.spec.tokenizer, store.spec.ngram, store.spec.normalize,
+                store.spec.seed) or (args.bits or store.bits) != store.bits:
+            raise UsageError(f"{', '.join(given)} differ from the spec of {against} "
+                             f"({store.spec.tokenizer} {store.spec.ngram}-grams, "
+                             f"{store.bits} bits); drop them: the store's spec is used")
+    else:
+        spec = recipe.spec
+        store = CorpusStore.create(save, bits=args.bits or 128, tokenizer=spec.tokenizer,
+                                   ngram=spec.ngram, normalize=spec.normalize,
+                                   seed=spec.seed, params=dict(spec.params) or None)
+    pairs = store.query(args.inputs, args.threshold, text_column=args.column,
+                        id_column=getattr(args, "id", None), add=bool(save),
+                        memory_limit=args.memory_limit, tmp_dir=args.tmp_dir,
+                        recall=0.99 if args.recall is None else args.recall,
+                        max_pairs=args.max_pairs, n_jobs=args.n_jobs,
+                        progress=False if args.quiet else (True if args.progress else None))
+    import pyarrow as pa
+
+    write_table(args.output, pa.Table.from_pandas(pairs, preserve_index=False))
+    note = f"; {store.n:,} documents in {save}" if save else ""
+    say(args, f"{len(pairs):,} pairs with Jaccard >= {args.threshold} (verified) "
+              f"{'against ' + against if against else 'among the inputs'} "
+              f"({time.perf_counter() - t0:.1f} s){note}; wrote {args.output}")
+    return 0
+
+
 def verified_pairs_command(args, recipe, t0: float) -> int:
+    if getattr(args, "save", None) or getattr(args, "against", None):
+        return store_command(args, recipe, t0)
     run = stream(args, recipe, "pairs")
     write_table(args.output, run.pairs_table())
     say(args, f"{len(run.pairs):,} pairs among "

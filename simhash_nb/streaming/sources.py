@@ -178,8 +178,9 @@ class FrameSource:
     batches or tables (a column ``text_column``, optionally ``id_column``)."""
 
     def __init__(self, frames: Iterable, text_column: str = "text",
-                 id_column: str | None = None):
+                 id_column: str | None = None, batch_bytes: int = 8 << 20):
         self.frames = frames
+        self.batch_bytes = int(batch_bytes)
         self.text_column = text_column
         self.id_column = id_column
         self.id_type: pa.DataType | None = None
@@ -205,7 +206,10 @@ class FrameSource:
                 elif ids.type != self.id_type:
                     raise InputError(f"{where}: column {self.id_column!r} holds {ids.type}, "
                                      f"frame 0 has {self.id_type}: the frames must agree")
-            yield texts, ids
+            # a large frame goes in slices of about batch_bytes of text
+            step = max(1, int(len(texts) * self.batch_bytes // max(texts.nbytes, 1)))
+            for lo in range(0, max(len(texts), 1), step):
+                yield texts.slice(lo, step), None if ids is None else ids.slice(lo, step)
 
     def check_unchanged(self) -> None:
         """Frames cannot change on disk: nothing to check."""
@@ -227,12 +231,12 @@ def make_source(source, text_column: str = "text", id_column: str | None = None,
     if isinstance(source, (str, os.PathLike)):
         return FileSource(source, text_column, id_column, batch_bytes)
     if isinstance(source, (pd.DataFrame, pa.RecordBatch, pa.Table)):
-        return FrameSource([source], text_column, id_column)
+        return FrameSource([source], text_column, id_column, batch_bytes)
     if isinstance(source, (list, tuple)) and source and all(
             isinstance(s, (str, os.PathLike)) for s in source):
         return FileSource(source, text_column, id_column, batch_bytes)
     if isinstance(source, Iterable):
-        return FrameSource(source, text_column, id_column)
+        return FrameSource(source, text_column, id_column, batch_bytes)
     raise TypeError(f"source must be paths (files, folders, globs) or an iterable of "
                     f"DataFrames / Arrow batches, got {type(source).__name__}")
 
@@ -251,4 +255,4 @@ def check_unique_ids(ids: pa.Array, column: str) -> None:
         row = int(np.argmax(repeated))
         first = int(np.argmax((values == values.iloc[row]).to_numpy()))
         raise InputError(f"id column {column!r}: row {row} repeats the id "
-                         f"{values.iloc[row]!r} of row {first} (ids must be distinct)")
+                         f"{ids[row].as_py()!r} of row {first} (ids must be distinct)")

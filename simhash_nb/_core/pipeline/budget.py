@@ -101,7 +101,7 @@ class MemoryBudget:
     --------
     >>> b = MemoryBudget.make("1GB", base=200_000_000)
     >>> b.free, b.batch_text_bytes, b.shingle_bytes
-    (800000000, 8000000, 200000000)
+    (737500000, 7375000, 184375000)
     """
 
     limit: int
@@ -118,8 +118,15 @@ class MemoryBudget:
         return cls(limit, base)
 
     @property
+    def reserve(self) -> int:
+        """Kept apart for what the run loads and makes besides its arrays (libraries
+        imported on first use, Python objects, allocator slack): a sixteenth of the
+        limit, at least 32 MB."""
+        return max(self.limit // 16, 32 << 20)
+
+    @property
     def free(self) -> int:
-        return max(self.limit - self.base, 0)
+        return max(self.limit - self.base - self.reserve, 0)
 
     @property
     def batch_text_bytes(self) -> int:
@@ -133,8 +140,9 @@ class MemoryBudget:
 
     @property
     def verify_bytes(self) -> int:
-        """Pages of the shingle file touched by one block of candidates."""
-        return max(self.free // 8, 16 << 20)
+        """Pages of the shingle file touched by one block of candidates (the shingles
+        are in that file then, not in memory)."""
+        return max(self.free // 4, 16 << 20)
 
     @staticmethod
     def per_document(bits: int, lanes: int) -> int:
@@ -156,7 +164,7 @@ class MemoryBudget:
         within the budget, naming the least limit that would do."""
         need = n_docs * self.per_document(bits, 1) + self.verify_bytes
         if need > self.free:
-            least = self.base + need + (need >> 3)
+            least = self.base + need + max(need >> 3, 32 << 20) + self.reserve
             raise MemoryLimitError(
                 f"memory_limit={format_size(self.limit)} is too small for {n_docs:,} "
                 f"documents{where}: their fingerprints and the search need about "

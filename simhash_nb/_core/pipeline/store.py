@@ -1,17 +1,22 @@
 """Each document's distinct shingle hashes, for exact verification: held in memory up to
-a byte budget, beyond it in a temporary file read through a memory map, a block of
-candidates at a time, whose pages are handed back to the system after each block (so
-they never count against the process's resident memory for long)."""
+a byte budget, beyond it in a temporary file from which each block of candidates reads
+the documents it names (``pread``) into a small buffer.
+
+Not a memory map: this kernel (Linux 6.x, ext4) maps whole large page-cache folios on a
+read fault, so 450 random reads of 8 bytes in a mapped 400 MB file made 327 MB resident
+(measured); reading the documents' bytes costs a system call each and holds only them.
+"""
 
 from __future__ import annotations
 
-import mmap
+import ctypes
 import os
 import shutil
 import tempfile
 import weakref
 
 import numpy as np
+from numba import njit
 
 from ..._kernels import jaccard as _jk
 
@@ -19,7 +24,26 @@ __all__ = ["SHINGLES", "ShingleStore"]
 
 _ITEM = 8  # bytes of one shingle hash
 SHINGLES = "shingles.u64"  # the file name of spilled shingles
-_PAGE = mmap.PAGESIZE
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_pread = _libc.pread
+_pread.argtypes = (ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_ssize_t)
+_pread.restype = ctypes.c_ssize_t
+
+
+@njit(nogil=True)  # not cached: the address of libc's pread is the process's own
+def _read_runs(fd, address, starts, lengths):
+    """Read ``lengths[r]`` hashes from hash ``starts[r]`` of file ``fd`` for each run,
+    one after another into the buffer at ``address``; the runs not read in full (-1
+    when all were)."""
+    pos = 0
+    for r in range(starts.shape[0]):
+        want = lengths[r] * 8
+        got = _pread(fd, address + pos, want, starts[r] * 8)
+        if got != want:
+            return r
+        pos += want
+    return -1
 
 
 class ShingleStore:
@@ -62,7 +86,7 @@ class ShingleStore:
         self._ends: list[np.ndarray] = []
         self.total = 0
         self._file = None
-        self._map: mmap.mmap | None = None
+        self._fd = -1  # the sealed file, read with pread
         self.offsets: np.ndarray | None = None
         self.n_features: np.ndarray | None = None  # shingles of each document
         self.hashes: np.ndarray | None = None
@@ -71,7 +95,7 @@ class ShingleStore:
     # --- writing -------------------------------------------------------------------
     @property
     def spilled(self) -> bool:
-        return self._file is not None or self._map is not None
+        return self._file is not None or self._fd >= 0
 
     @property
     def n(self) -> int:
@@ -113,16 +137,7 @@ class ShingleStore:
         path = self._file.name
         self._file.close()
         self._file = None
-        self._map_file(path)
-
-    def _map_file(self, path: str) -> None:
-        if self.total == 0:
-            self.hashes = np.empty(0, np.uint64)
-            return
-        with open(path, "rb") as f:
-            # a private map: writable for the kernels' signatures, never written
-            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-        self.hashes = np.frombuffer(self._map, dtype=np.uint64)
+        self._fd = os.open(path, os.O_RDONLY)
 
     @classmethod
     def open(cls, folder, offsets: np.ndarray, verify_bytes: int) -> ShingleStore:
@@ -136,19 +151,19 @@ class ShingleStore:
         if os.path.getsize(path) != store.total * _ITEM:
             raise ValueError(f"{path} holds {os.path.getsize(path):,} bytes, not the "
                              f"{store.total * _ITEM:,} its offsets name")
-        store._map_file(path)
+        store._fd = os.open(path, os.O_RDONLY)
         return store
 
     # --- reading -------------------------------------------------------------------
     def _blocks(self, i: np.ndarray, j: np.ndarray, other: ShingleStore | None = None):
-        """Slices of the pairs whose documents' pages fit ``verify_bytes`` together
-        (``j`` in ``other``, if given)."""
+        """Slices of the pairs whose documents fit ``verify_bytes`` together (``j`` in
+        ``other``, if given); one slice when nothing is on disk."""
         other = self if other is None else other
         m = i.shape[0]
-        if (self._map is None and other._map is None) or m == 0:
+        if not (self.spilled or other.spilled) or m == 0:
             yield slice(0, m)
             return
-        sizes = (self.n_features[i] + other.n_features[j]) * _ITEM + 4 * _PAGE  # pages
+        sizes = (self.n_features[i] + other.n_features[j] + 2) * _ITEM
         ends = np.cumsum(sizes)
         lo = 0
         while lo < m:
@@ -157,29 +172,60 @@ class ShingleStore:
             yield slice(lo, hi)
             lo = hi
 
-    def similarities_with(self, other: ShingleStore, i: np.ndarray, j: np.ndarray,
-                          threshold: float) -> np.ndarray:
-        """:meth:`similarities` of documents ``i`` of this store and ``j`` of ``other``."""
-        out = np.empty(i.shape[0], dtype=np.float64)
-        for s in self._blocks(i, j, other):
-            _jk.cross_similarities_above(self.offsets, self.hashes, other.offsets,
-                                         other.hashes, i[s], j[s], threshold, out[s])
-            self._release()
-            other._release()
-        return out
+    def gather(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(indptr, hashes)`` of the documents ``docs`` (sorted, distinct), in order."""
+        counts = self.n_features[docs]
+        indptr = np.zeros(docs.shape[0] + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        if not self.spilled:
+            return indptr, self.hashes[_ranges(self.offsets[docs], counts)]
+        out = np.empty(int(indptr[-1]), dtype=np.uint64)
+        keep = counts > 0
+        if out.shape[0]:
+            bad = _read_runs(self._fd, out.ctypes.data, self.offsets[docs][keep], counts[keep])
+            if bad >= 0:
+                raise OSError(f"cannot read the shingles of {self.folder} (run {bad}: "
+                              f"{os.strerror(ctypes.get_errno())})")
+        return indptr, out
 
-    def _release(self) -> None:
-        if self._map is not None:
-            self._map.madvise(mmap.MADV_DONTNEED)  # the pages stay in the page cache
+    def _local(self, i, j, other: ShingleStore | None = None):
+        """The documents of pairs ``(i, j)`` gathered into one small CSR: ``(indptr,
+        hashes, local i, local j)``."""
+        if other is None:
+            docs = np.unique(np.concatenate([i, j]))
+            indptr, hashes = self.gather(docs)
+            return indptr, hashes, np.searchsorted(docs, i), np.searchsorted(docs, j)
+        da, db = np.unique(i), np.unique(j)
+        pa_, ha = self.gather(da)
+        pb, hb = other.gather(db)
+        indptr = np.concatenate([pa_, pb[1:] + pa_[-1]])
+        return (indptr, np.concatenate([ha, hb]), np.searchsorted(da, i),
+                np.searchsorted(db, j) + da.shape[0])
 
     def similarities(self, i: np.ndarray, j: np.ndarray, threshold: float) -> np.ndarray:
         """Exact Jaccard similarity of each pair ``(i, j)``; pairs below ``threshold``
         may stop early and get any value below it."""
         out = np.empty(i.shape[0], dtype=np.float64)
         for s in self._blocks(i, j):
-            _jk.pair_similarities_above(self.offsets, self.hashes, i[s], j[s], threshold,
-                                        out[s])
-            self._release()
+            if self.spilled:
+                indptr, hashes, li, lj = self._local(i[s], j[s])
+                _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, out[s])
+            else:
+                _jk.pair_similarities_above(self.offsets, self.hashes, i[s], j[s],
+                                            threshold, out[s])
+        return out
+
+    def similarities_with(self, other: ShingleStore, i: np.ndarray, j: np.ndarray,
+                          threshold: float) -> np.ndarray:
+        """:meth:`similarities` of documents ``i`` of this store and ``j`` of ``other``."""
+        out = np.empty(i.shape[0], dtype=np.float64)
+        for s in self._blocks(i, j, other):
+            if self.spilled or other.spilled:
+                indptr, hashes, li, lj = self._local(i[s], j[s], other)
+                _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, out[s])
+            else:
+                _jk.cross_similarities_above(self.offsets, self.hashes, other.offsets,
+                                             other.hashes, i[s], j[s], threshold, out[s])
         return out
 
     def at_least(self, i: np.ndarray, j: np.ndarray, todo: np.ndarray,
@@ -187,8 +233,13 @@ class ShingleStore:
         """Whether each listed pair ``(i[todo], j[todo])`` reaches ``threshold``."""
         ok = np.empty(todo.shape[0], dtype=np.bool_)
         for s in self._blocks(i[todo], j[todo]):
-            _jk.listed_at_least(self.offsets, self.hashes, i, j, todo[s], threshold, ok[s])
-            self._release()
+            if self.spilled:
+                indptr, hashes, li, lj = self._local(i[todo[s]], j[todo[s]])
+                _jk.listed_at_least(indptr, hashes, li, lj, np.arange(li.shape[0]),
+                                    threshold, ok[s])
+            else:
+                _jk.listed_at_least(self.offsets, self.hashes, i, j, todo[s], threshold,
+                                    ok[s])
         return ok
 
     # --- closing -------------------------------------------------------------------
@@ -198,12 +249,9 @@ class ShingleStore:
         if self._file is not None:
             self._file.close()
             self._file = None
-        if self._map is not None:
-            try:
-                self._map.close()
-            except BufferError:  # a caller still holds a view: the map goes with it
-                pass
-            self._map = None
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
         if self._cleanup is not None:
             self._cleanup()
 
@@ -218,3 +266,12 @@ class ShingleStore:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The positions ``starts[r] .. starts[r] + counts[r] - 1`` of every run, in order."""
+    total = int(counts.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    run_start = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+    return run_start + np.arange(total)

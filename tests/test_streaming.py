@@ -1,0 +1,371 @@
+"""The streaming verified path: shards in, the in-memory path's pairs out, within a
+memory limit, temporary files gone whatever happens; the corpus store."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import simhash_nb as sh
+from simhash_nb._core.pipeline import MemoryBudget, parse_size
+from simhash_nb._core.pipeline import run as pipeline_run
+from simhash_nb._kernels import jaccard as jk
+from simhash_nb.cli import main
+from simhash_nb.io import InputError
+from simhash_nb.streaming import run as shard_run
+
+from . import naive
+
+WORD3 = dict(tokenizer="word", ngram=3)
+
+
+@pytest.fixture(scope="module")
+def corpus() -> pd.DataFrame:
+    base = sh.datasets.load_sample("fortunes")["text"].tolist()[:1500]
+    nd = sh.datasets.make_near_duplicates(base, n=600, edit_rate=0.04, random_state=1)
+    texts = list(nd.texts)
+    texts[5] = ""  # an empty text: in no pair
+    rng = np.random.default_rng(0)
+    ids = rng.permutation(len(texts)) * 3 + 11  # ids that are not row numbers
+    return pd.DataFrame({"id": ids.astype(np.int64), "text": texts})
+
+
+def _write_shards(df: pd.DataFrame, folder) -> list[str]:
+    """Four shards: parquet, parquet, JSON Lines gzipped, CSV."""
+    os.makedirs(folder, exist_ok=True)
+    parts = np.array_split(np.arange(len(df)), 4)
+    paths = []
+    for s, rows in enumerate(parts):
+        part = df.iloc[rows]
+        if s < 2:
+            path = os.path.join(folder, f"part-{s}.parquet")
+            part.to_parquet(path, index=False)
+        elif s == 2:
+            path = os.path.join(folder, f"part-{s}.jsonl.gz")
+            with gzip.open(path, "wt", encoding="utf-8") as f:
+                for r in part.itertuples():
+                    f.write(json.dumps({"id": int(r.id), "text": r.text}) + "\n")
+        else:
+            path = os.path.join(folder, f"part-{s}.csv")
+            part.to_csv(path, index=False)
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture()
+def spill(monkeypatch):
+    """Every shingle goes to the temporary file (the path of corpora past memory)."""
+    monkeypatch.setattr(MemoryBudget, "shingle_bytes", property(lambda self: 0))
+    monkeypatch.setattr(MemoryBudget, "verify_bytes", property(lambda self: 1 << 16))
+
+
+def _pair_set(df, left="left", right="right"):
+    return set(zip(df[left].tolist(), df[right].tolist()))
+
+
+def _expected(corpus):
+    got = sh.near_duplicate_texts(corpus["text"].tolist(), 0.7, **WORD3)
+    ids = corpus["id"].to_numpy()
+    return {(int(ids[i]), int(ids[j])): s for i, j, s in zip(got.i, got.j, got.jaccard)}
+
+
+def test_shards_give_the_in_memory_pairs(corpus, tmp_path, spill):
+    paths = _write_shards(corpus, tmp_path / "in")
+    got = sh.near_duplicate_shards(tmp_path / "in", 0.7, id_column="id", tmp_dir=tmp_path,
+                                   **WORD3)
+    want = _expected(corpus)
+    assert len(want) > 500
+    assert {(a, b): s for a, b, s in zip(got.left, got.right, got.jaccard)} == want
+    # a glob and an explicit list read the same rows in the same order
+    again = sh.near_duplicate_shards([paths[0], str(tmp_path / "in" / "part-[123]*")], 0.7,
+                                     id_column="id", **WORD3)
+    assert _pair_set(again) == _pair_set(got)
+    assert os.listdir(tmp_path) == ["in"]  # the temporary folder is gone
+
+
+def test_spilled_and_in_memory_runs_agree(corpus, tmp_path, monkeypatch):
+    frames = [corpus.iloc[:1000], corpus.iloc[1000:]]
+    held = sh.near_duplicate_shards(frames, 0.7, **WORD3)
+    monkeypatch.setattr(MemoryBudget, "shingle_bytes", property(lambda self: 0))
+    monkeypatch.setattr(MemoryBudget, "verify_bytes", property(lambda self: 1 << 12))
+    spilled = sh.near_duplicate_shards(frames, 0.7, tmp_dir=tmp_path, **WORD3)
+    pd.testing.assert_frame_equal(held, spilled)
+    assert len(held) > 500 and os.listdir(tmp_path) == []
+    texts = corpus["text"].tolist()
+    for got in (sh.near_duplicate_texts(texts, 0.7, memory_limit="64GB", **WORD3),):
+        assert set(zip(got.i.tolist(), got.j.tolist())) == _pair_set(held)
+
+
+def test_clusters_and_dedupe_follow_cluster_texts(corpus, tmp_path, spill):
+    labels = sh.cluster_texts(corpus["text"].tolist(), 0.7, **WORD3)
+    got = sh.cluster_shards(corpus, 0.7, id_column="id", **WORD3)
+    ids = corpus["id"].to_numpy()
+    assert got["id"].tolist() == ids.tolist()
+    assert got["cluster"].tolist() == ids[labels].tolist()
+    keep = sh.dedupe_shards([corpus.iloc[:900], corpus.iloc[900:]], None, 0.7, **WORD3)
+    assert keep.tolist() == sh.dedupe_texts(corpus["text"].tolist(), 0.7, **WORD3).tolist()
+
+
+def test_dedupe_writes_shards_with_the_input_schema(corpus, tmp_path):
+    paths = _write_shards(corpus, tmp_path / "in")
+    out = tmp_path / "out"
+    keep = sh.dedupe_shards(paths, out, 0.7, id_column="id", **WORD3)
+    names = sorted(os.listdir(out))
+    assert names == sorted(os.path.basename(p) for p in paths)
+    first = pq.read_table(out / "part-0.parquet")
+    assert first.schema.names == ["id", "text"]
+    rows = len(pq.read_table(paths[0]))
+    assert first.num_rows == int(keep[:rows].sum()) < rows
+    with pytest.raises(InputError, match="exists already"):
+        sh.dedupe_shards(paths, out, 0.7, id_column="id", **WORD3)
+
+
+def test_missing_texts_are_in_no_pair_and_stay(tmp_path):
+    df = pd.DataFrame({"text": ["the cat sat on the mat", None, "the cat sat on the mat!"]})
+    got = sh.cluster_shards(df, 0.7)
+    assert got["cluster"].tolist()[0] == 0 and pd.isna(got["cluster"][1])
+    assert sh.dedupe_shards(df).tolist() == [True, True, False]
+
+
+# --- bad input ---------------------------------------------------------------------------
+
+
+def test_bad_shards_are_named(corpus, tmp_path):
+    paths = _write_shards(corpus.iloc[:200], tmp_path / "in")
+    other = tmp_path / "other.parquet"
+    pd.DataFrame({"id": [1], "body": ["x"]}).to_parquet(other)
+    with pytest.raises(InputError, match="other.parquet has no column 'text'"):
+        sh.near_duplicate_shards([paths[0], other])
+    pd.DataFrame({"id": ["x"], "text": ["a"]}).to_parquet(tmp_path / "in" / "part-9.parquet")
+    with pytest.raises(InputError, match="part-9.parquet: column 'id' holds large_string, while"):
+        sh.near_duplicate_shards(tmp_path / "in", id_column="id")
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(open(paths[0], "rb").read()[:300])
+    with pytest.raises(InputError, match="broken.parquet"):
+        sh.near_duplicate_shards([paths[0], broken])
+    with pytest.raises(InputError, match="no such file or folder"):
+        sh.near_duplicate_shards(tmp_path / "nothing.parquet")
+    with pytest.raises(InputError, match="no table files match"):
+        sh.near_duplicate_shards(str(tmp_path / "*.csv.gz"))
+
+
+def test_repeated_ids_are_refused(tmp_path):
+    df = pd.DataFrame({"id": [1, 2, 1], "text": ["a b", "c d", "e f"]})
+    with pytest.raises(InputError, match="row 2 repeats the id 1 of row 0"):
+        sh.near_duplicate_shards(df, id_column="id")
+
+
+def test_a_file_changed_between_the_passes_is_refused(corpus, tmp_path):
+    paths = _write_shards(corpus.iloc[:300], tmp_path / "in")
+    run = shard_run.run_shards(paths, 0.7, what="labels", **WORD3)
+    os.utime(paths[1], ns=(0, 10**18))
+    with pytest.raises(InputError, match="part-1.parquet changed since it was read"):
+        shard_run.write_kept(run.source, np.ones(run.n, bool), tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert [p for p in os.listdir(tmp_path) if p.startswith(".simhash")] == []
+
+
+def test_memory_limit_too_small_says_the_least(corpus):
+    base = sh._core.pipeline.budget.resident_memory()
+    with pytest.raises(sh.MemoryLimitError, match="give at least"):
+        sh.near_duplicate_shards(corpus, memory_limit=base + 1000, **WORD3)
+    for bad, err in (("2 parsecs", ValueError), (-1, ValueError), (True, TypeError)):
+        with pytest.raises(err, match="memory_limit"):
+            sh.near_duplicate_shards(corpus, memory_limit=bad)
+    assert parse_size("1.5GiB") == 1610612736 and parse_size("2GB") == 2 * 10**9
+
+
+@pytest.mark.parametrize("where", ["shingling", "verifying"])
+def test_interrupts_leave_no_temporary_files(corpus, tmp_path, spill, monkeypatch, where):
+    target = (pipeline_run, "verify_wave") if where == "verifying" else (
+        sh._core.pipeline.stages.Shingler, "__call__")
+    calls = []
+    real = getattr(*target)
+
+    def interrupt(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(*target, interrupt)
+    monkeypatch.setattr(MemoryBudget, "batch_text_bytes", property(lambda self: 50_000))
+    with pytest.raises(KeyboardInterrupt):
+        sh.near_duplicate_shards(corpus, tmp_dir=tmp_path, **WORD3)
+    assert len(calls) == 2 and os.listdir(tmp_path) == []
+
+
+def test_cli_streams_several_inputs(corpus, tmp_path, capsys):
+    paths = _write_shards(corpus, tmp_path / "in")
+    out = tmp_path / "pairs.parquet"
+    rc = main(["pairs", *paths, str(out), "--threshold", "0.7", "--memory-limit", "8GB",
+               "--id", "id", "--tokenizer", "word", "--ngram", "3", "--tmp-dir",
+               str(tmp_path), "-q"])
+    assert rc == 0
+    got = pq.read_table(out).to_pandas()
+    assert {(a, b): s for a, b, s in zip(got.left, got.right, got.jaccard)} == \
+        _expected(corpus)
+    rc = main(["dedupe", *paths, str(tmp_path / "kept"), "--threshold", "0.7", "--id", "id",
+               "--tokenizer", "word", "--ngram", "3", "-q"])
+    assert rc == 0 and len(os.listdir(tmp_path / "kept")) == 4
+    rc = main(["clusters", *paths, str(tmp_path / "c.csv"), "--threshold", "0.7", "--id",
+               "id", "--tokenizer", "word", "--ngram", "3", "-q"])
+    labels = pd.read_csv(tmp_path / "c.csv")
+    assert rc == 0 and labels.columns.tolist() == ["id", "cluster"] and len(labels) == len(corpus)
+    assert sorted(os.listdir(tmp_path)) == ["c.csv", "in", "kept", "pairs.parquet"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-k", "5"], "-k cannot be used with --threshold"),
+    (["--similarity", "0.8"], "--similarity cannot be used with --threshold"),
+    (["--memory-limit", "lots"], "memory_limit must be a size"),
+    (["--tmp-dir", "/no/such/dir"], "--tmp-dir /no/such/dir: no such folder"),
+])
+def test_cli_refuses_what_it_would_ignore(corpus, tmp_path, capsys, argv, message):
+    paths = _write_shards(corpus.iloc[:100], tmp_path / "in")
+    rc = main(["pairs", paths[0], str(tmp_path / "o.parquet"), "--threshold", "0.7", *argv])
+    assert rc == 2 and message in capsys.readouterr().err
+    rc = main(["pairs", *paths[:2], str(tmp_path / "o.parquet"), "-k", "3"])
+    assert rc == 2 and "several inputs need --threshold" in capsys.readouterr().err
+    assert not (tmp_path / "o.parquet").exists()
+
+
+def test_peak_memory_stays_under_the_limit(tmp_path):
+    """A child process streams ~45 MB of character-5-gram text (about 300 MB of
+    shingles, more than the limit leaves) under a limit 250 MB above its start."""
+    script = textwrap.dedent("""
+        import resource, sys
+        import numpy as np, pandas as pd, simhash_nb as sh
+        from simhash_nb._core.pipeline.budget import resident_memory
+        sh.near_duplicate_shards(pd.DataFrame({"text": ["warm up text"] * 10}))
+        rng = np.random.default_rng(0)
+        words = np.array(sh.datasets.load_sample("fortunes")["text"].str.cat(sep=" ").split())
+        frames = (pd.DataFrame({"text": [" ".join(words[rng.integers(0, len(words), 110)])
+                                         for _ in range(10_000)]}) for _ in range(7))
+        limit = resident_memory() + 250_000_000
+        got = sh.near_duplicate_shards(frames, 0.7, memory_limit=limit, tmp_dir=sys.argv[1])
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        print(limit, peak, len(got))
+    """)
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
+                         text=True, timeout=300, check=True)
+    limit, peak, _ = (int(x) for x in out.stdout.split())
+    assert peak <= limit, (peak, limit)
+    assert os.listdir(tmp_path) == []
+
+
+# --- the corpus store ----------------------------------------------------------------------
+
+
+def test_store_query_equals_the_full_run(corpus, tmp_path, spill):
+    paths = _write_shards(corpus, tmp_path / "in")
+    full = _expected(corpus)
+    store = sh.CorpusStore.create(tmp_path / "store", **WORD3)
+    store.add(paths[:3], id_column="id")
+    opened = sh.CorpusStore.open(tmp_path / "store")
+    assert opened.n == store.n == len(corpus) - len(pd.read_csv(paths[3]))
+    got = opened.query(paths[3:], 0.7, id_column="id", add=True)
+    new = set(pd.read_csv(paths[3])["id"].tolist())
+    want = {p: s for p, s in full.items() if p[0] in new or p[1] in new}
+    assert {(a, b): s for a, b, s in zip(got.left, got.right, got.jaccard)} == want
+    assert sh.CorpusStore.open(tmp_path / "store").n == len(corpus)
+    with pytest.raises(InputError, match="stores already"):
+        opened.query(paths[3:], 0.7, id_column="id")
+
+
+def test_store_refuses_other_specs_and_damage(corpus, tmp_path):
+    store = sh.CorpusStore.create(tmp_path / "s", **WORD3)
+    store.add(corpus.iloc[:50], id_column="id")
+    with pytest.raises(sh.SpecMismatchError):
+        store.query(corpus.iloc[50:60], id_column="id", tokenizer="char")
+    seg = [p for p in os.listdir(tmp_path / "s") if p.startswith("seg-")][0]
+    shingles = tmp_path / "s" / seg / "shingles.u64"
+    data = bytearray(shingles.read_bytes())
+    data[0] ^= 1
+    shingles.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="fails its checksum"):
+        sh.CorpusStore.open(tmp_path / "s")
+    manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    manifest["version"] = 99
+    (tmp_path / "s" / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(InputError, match="version 99 is not supported"):
+        sh.CorpusStore.open(tmp_path / "s")
+
+
+def test_a_failed_append_leaves_the_store_as_it_was(corpus, tmp_path, monkeypatch):
+    store = sh.CorpusStore.create(tmp_path / "s", **WORD3)
+    store.add(corpus.iloc[:50], id_column="id")
+    before = (tmp_path / "s" / "manifest.json").read_text()
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sh.streaming.corpus, "_crc", crash)
+    with pytest.raises(KeyboardInterrupt):
+        store.add(corpus.iloc[50:100], id_column="id")
+    monkeypatch.undo()
+    assert (tmp_path / "s" / "manifest.json").read_text() == before
+    assert sh.CorpusStore.open(tmp_path / "s").n == 50
+    assert not [p for p in os.listdir(tmp_path / "s") if p.startswith(".staging")]
+
+
+def test_cli_save_and_against(corpus, tmp_path, capsys):
+    paths = _write_shards(corpus, tmp_path / "in")
+    common = ["--threshold", "0.7", "--id", "id", "-q"]
+    assert main(["pairs", *paths[:3], str(tmp_path / "a.parquet"), "--tokenizer", "word",
+                 "--ngram", "3", "--save", str(tmp_path / "st"), *common]) == 0
+    assert main(["pairs", paths[3], str(tmp_path / "b.parquet"), "--against",
+                 str(tmp_path / "st"), *common]) == 0
+    both = _pair_set(pq.read_table(tmp_path / "a.parquet").to_pandas()) | _pair_set(
+        pq.read_table(tmp_path / "b.parquet").to_pandas())
+    assert both == set(_expected(corpus))
+    assert main(["pairs", paths[3], str(tmp_path / "c.parquet"), "--against",
+                 str(tmp_path / "st"), "--tokenizer", "char", *common]) == 2
+    assert "differ from the spec" in capsys.readouterr().err
+
+
+# --- kernels against their twins -------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 30), max_size=12), min_size=1, max_size=8),
+       st.lists(st.lists(st.integers(0, 30), max_size=12), min_size=1, max_size=8),
+       st.floats(0.05, 1.0))
+def test_cross_similarities_match_the_naive_twin(a, b, threshold):
+    def csr(docs):
+        sets = [sorted(set(d)) for d in docs]
+        indptr = np.concatenate([[0], np.cumsum([len(s) for s in sets])]).astype(np.int64)
+        flat = np.array([x for s in sets for x in s], dtype=np.uint64)
+        return indptr, flat, sets
+
+    ia, ha, sa = csr(a)
+    ib, hb, sb = csr(b)
+    left = np.repeat(np.arange(len(a)), len(b))
+    right = np.tile(np.arange(len(b)), len(a))
+    out = jk.cross_similarities_above(ia, ha, ib, hb, left, right, threshold,
+                                      np.empty(left.shape[0]))
+    for p in range(left.shape[0]):
+        want = naive.jaccard(sa[left[p]], sb[right[p]])
+        if want >= threshold * (1 + 1e-9):
+            assert out[p] == pytest.approx(want)
+        elif want < threshold * (1 - 1e-6):
+            assert out[p] == -1.0
+
+
+def test_pyarrow_batches_are_a_source():
+    batch = pa.record_batch({"text": ["the cat sat on the mat", "the cat sat on the mat!"]})
+    assert sh.near_duplicate_shards([batch])[["left", "right"]].values.tolist() == [[0, 1]]
+    with pytest.raises(TypeError, match="give pandas DataFrames"):
+        sh.near_duplicate_shards([["not a frame"]])
