@@ -3,6 +3,7 @@ memory limit, temporary files gone whatever happens; the corpus store."""
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
 import os
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 import simhash_nb as sh
 from simhash_nb._core.pipeline import MemoryBudget, parse_size
 from simhash_nb._core.pipeline import run as pipeline_run
+from simhash_nb._core.pipeline import store as pipeline_store
 from simhash_nb._kernels import jaccard as jk
 from simhash_nb.cli import main
 from simhash_nb.io import InputError
@@ -205,6 +207,24 @@ def test_interrupts_leave_no_temporary_files(corpus, tmp_path, spill, monkeypatc
     with pytest.raises(KeyboardInterrupt):
         sh.near_duplicate_shards(corpus, tmp_dir=tmp_path, **WORD3)
     assert len(calls) == 2 and os.listdir(tmp_path) == []
+
+
+def test_a_full_temporary_disk_is_named_and_cleaned(corpus, tmp_path, spill, monkeypatch):
+    class FullDisk:
+        def __init__(self, path):
+            self.name = path
+            open(path, "wb").close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(pipeline_store, "open_spill", FullDisk)
+    with pytest.raises(OSError, match="No space left on device; give a temporary folder"):
+        sh.near_duplicate_shards(corpus, tmp_dir=tmp_path, **WORD3)
+    assert os.listdir(tmp_path) == []
 
 
 def test_cli_streams_several_inputs(corpus, tmp_path, capsys):

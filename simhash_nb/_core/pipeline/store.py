@@ -110,7 +110,7 @@ class ShingleStore:
         if self._file is None and self._held + used.nbytes > self.memory_bytes:
             self._spill()
         if self._file is not None:
-            self._file.write(np.ascontiguousarray(used, dtype=np.uint64).data)
+            self._write(np.ascontiguousarray(used, dtype=np.uint64).data)
         else:
             self._chunks.append(np.array(used, dtype=np.uint64))  # a copy: not the buffer
             self._held += used.nbytes
@@ -119,10 +119,18 @@ class ShingleStore:
         if self._own_folder:
             self.folder = tempfile.mkdtemp(prefix="simhash-nb-", dir=self.tmp_dir)
             self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, True)
-        self._file = open(os.path.join(self.folder, SHINGLES), "wb")  # noqa: SIM115
+        self._file = open_spill(os.path.join(self.folder, SHINGLES))
         for chunk in self._chunks:
-            self._file.write(chunk.data)
+            self._write(chunk.data)
         self._chunks, self._held = [], 0
+
+    def _write(self, data) -> None:
+        try:
+            self._file.write(data)
+        except OSError as e:
+            raise OSError(e.errno, f"cannot write the shingles to {self.folder}: "
+                          f"{e.strerror or e}; give a temporary folder with room for about "
+                          "8 bytes a shingle (tmp_dir= / --tmp-dir)") from None
 
     def seal(self) -> None:
         """End the writing: the offsets, and the hashes in memory or mapped."""
@@ -266,6 +274,12 @@ class ShingleStore:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def open_spill(path: str):
+    """The file the shingles spill to (a function of its own: tests stand in a full
+    disk here)."""
+    return open(path, "wb")  # noqa: SIM115 (closed by the store)
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
