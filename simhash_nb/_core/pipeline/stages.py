@@ -17,7 +17,8 @@ from ..tokenizers import prepare
 from .budget import MemoryBudget
 from .store import ShingleStore
 
-__all__ = ["Shingler", "choose_k", "fingerprint_batches", "verify_wave"]
+__all__ = ["Shingler", "choose_k", "fingerprint_batches", "k_for", "sampled_rows",
+           "verify_wave"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,12 +98,48 @@ def fingerprint_batches(batches: Iterable, shingler: Shingler, store: ShingleSto
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
+def sampled_rows(n: int, random_state: int | None, sample: int = 3000) -> np.ndarray:
+    """The rows (sorted) whose fingerprints :func:`choose_k` compares: the draw of
+    :func:`~simhash_nb._core.candidates.background_pmf`, so that a runner holding the
+    fingerprints elsewhere (Dask) can fetch just these.
+
+    Examples
+    --------
+    >>> sampled_rows(5, 0).tolist()
+    [0, 1, 2, 3, 4]
+    """
+    rows = np.random.default_rng(random_state).choice(n, min(n, sample), replace=False)
+    return np.sort(rows)
+
+
+def k_for(n: int, features: int, threshold: float, recall: float, bits: int,
+          sample_words: np.ndarray | None = None) -> int:
+    """The candidate threshold of :func:`choose_k` for ``n`` documents of ``features``
+    shingles in all, given the fingerprints of the :func:`sampled_rows` (needed from
+    ``config["verify_sample_rows"]`` documents on; ignored below).
+
+    Examples
+    --------
+    >>> k_for(10, 100, 0.7, 0.99, 128)
+    39
+    """
+    rows = max(n, 2)
+    if n >= config["verify_sample_rows"]:
+        if sample_words is None:
+            raise ValueError(f"{n:,} documents: give the fingerprints of sampled_rows()")
+        background = background_pmf(sample_words, sample=sample_words.shape[0], seed=0)
+        cost = 2.0 * features / rows * config["search_cost_verify_feature"]
+        return candidate_design(rows, threshold, bits, recall, background=background,
+                                verify_cost=cost).k
+    return candidate_design(rows, threshold, bits, recall).k
+
+
 def choose_k(words: np.ndarray, features: int, threshold: float, recall: float,
              random_state: int | None) -> int:
     """The candidate threshold ``k`` for ``recall`` at Jaccard ``threshold``: with the
-    corpus's own distances (a sample's :func:`background_pmf`) and the cost of
+    corpus's own distances (the :func:`background_pmf` of a sample) and the cost of
     verifying its documents (``features`` shingles in all) from 50,000 rows on, else
-    from the recall alone (:func:`candidate_design`).
+    from the recall alone (:func:`candidate_design`); see :func:`k_for`.
 
     Examples
     --------
@@ -111,14 +148,10 @@ def choose_k(words: np.ndarray, features: int, threshold: float, recall: float,
     39
     """
     n, words_per_row = words.shape
-    bits = 64 * words_per_row
-    rows = max(n, 2)
+    sample = None
     if n >= config["verify_sample_rows"]:
-        background = background_pmf(words, seed=random_state)
-        cost = 2.0 * features / rows * config["search_cost_verify_feature"]
-        return candidate_design(rows, threshold, bits, recall, background=background,
-                                verify_cost=cost).k
-    return candidate_design(rows, threshold, bits, recall).k
+        sample = words[sampled_rows(n, random_state)]
+    return k_for(n, features, threshold, recall, 64 * words_per_row, sample)
 
 
 def verify_wave(store: ShingleStore, i: np.ndarray, j: np.ndarray, d: np.ndarray,
