@@ -20,6 +20,7 @@ import io
 import json
 import os
 import pathlib
+import re
 import runpy
 import sys
 
@@ -115,7 +116,7 @@ SECTIONS = [
     ("Distances and search", ["hamming", "hamming_matrix", "pairs_within", "near_duplicates",
                               "table_design", "TableDesign", "Pairs", "TooManyPairsError"]),
     ("Index", ["SimhashIndex", "Matches"]),
-    ("Clusters and dedupe", ["clusters", "dedupe"]),
+    ("Clusters and dedupe", ["clusters", "dedupe", "ChainingWarning"]),
     ("Verified near-duplicates from texts", ["near_duplicate_texts", "cluster_texts",
                                              "dedupe_texts", "SimilarPairs"]),
     ("Choosing k", ["jaccard", "jaccard_pairs", "threshold_table", "recommend_k",
@@ -249,7 +250,15 @@ def write_cli_help() -> None:
 _EXECUTED: dict = {}
 
 
-def _execute_notebook(src: pathlib.Path) -> str:
+# Each executed copy is also written to <outdir>/_notebooks/<name>.ipynb with the SHA-256 of
+# its source in its metadata: tests/test_notebooks.py checks that copy instead of executing
+# the notebook a second time when it is newer than the package's code (make test builds the
+# docs first).
+EXECUTED_DIR = "_notebooks"
+
+
+def _execute_notebook(src: pathlib.Path, outdir: pathlib.Path) -> str:
+    import hashlib
     import tempfile
 
     import nbclient
@@ -262,7 +271,11 @@ def _execute_notebook(src: pathlib.Path) -> str:
     with tempfile.TemporaryDirectory() as tmp:  # outside the repository, like a user
         nbclient.NotebookClient(book, timeout=600, kernel_name="python3",
                                 resources={"metadata": {"path": tmp}}).execute()
-    return nbformat.writes(book)
+    text = nbformat.writes(book)
+    book.metadata["simhash_nb"] = {"source_sha256": hashlib.sha256(src.read_bytes()).hexdigest()}
+    (outdir / EXECUTED_DIR).mkdir(parents=True, exist_ok=True)
+    (outdir / EXECUTED_DIR / src.name).write_text(nbformat.writes(book), encoding="utf-8")
+    return text
 
 
 def _start_notebooks(app) -> None:
@@ -271,7 +284,8 @@ def _start_notebooks(app) -> None:
     books = sorted((ROOT / "notebooks").glob("*.ipynb"))
     pool = ThreadPoolExecutor(max_workers=max(1, len(books)))
     for src in books:
-        _EXECUTED[f"notebooks/{src.stem}"] = pool.submit(_execute_notebook, src)
+        _EXECUTED[f"notebooks/{src.stem}"] = pool.submit(_execute_notebook, src,
+                                                         pathlib.Path(app.outdir))
     pool.shutdown(wait=False)
 
 
@@ -288,7 +302,19 @@ def _executed_source(app, docname, source) -> None:
         source[0] = _EXECUTED[docname].result()  # a failing cell fails the build here
 
 
+def _title_breaks(app, pagename, templatename, context, doctree) -> None:
+    """Let the qualified name that titles an API page wrap after its dots (``<wbr>``), so a
+    narrow page breaks ``simhash_nb.distributed.threads_per_task`` between its parts, not
+    inside a word."""
+    body = context.get("body")
+    if pagename.startswith("api/generated/") and body:
+        context["body"] = re.sub(r"(<h1>)([^<]+)",
+                                 lambda m: m.group(1) + m.group(2).replace(".", ".<wbr>"),
+                                 body, count=1)
+
+
 def setup(app):
+    app.connect("html-page-context", _title_breaks)
     app.connect("builder-inited", _start_notebooks)
     app.connect("env-get-outdated", _always_read_notebooks)
     app.connect("env-before-read-docs", _notebooks_last)
