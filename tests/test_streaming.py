@@ -389,3 +389,31 @@ def test_pyarrow_batches_are_a_source():
     assert sh.near_duplicate_shards([batch])[["left", "right"]].values.tolist() == [[0, 1]]
     with pytest.raises(TypeError, match="give pandas DataFrames"):
         sh.near_duplicate_shards([["not a frame"]])
+
+
+def test_sigterm_while_streaming_leaves_nothing(tmp_path):
+    """SIGTERM to the CLI once its shingles spill: exit status 130, the temporary folder
+    and the output gone."""
+    import signal
+    import time
+
+    rng = np.random.default_rng(3)
+    words = np.array(sh.datasets.load_sample("fortunes")["text"].str.cat(sep=" ").split())
+    texts = [" ".join(words[rng.integers(0, len(words), 120)]) for _ in range(40_000)]
+    pd.DataFrame({"text": texts}).to_parquet(tmp_path / "in.parquet")
+    spill_dir = tmp_path / "tmp"
+    spill_dir.mkdir()
+    cmd = [os.path.join(os.path.dirname(sys.executable), "simhash-nb"), "pairs",
+           str(tmp_path / "in.parquet"),
+           str(tmp_path / "out.parquet"), "--threshold", "0.7", "--memory-limit", "400MB",
+           "--tmp-dir", str(spill_dir), "-q"]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not os.listdir(spill_dir) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert os.listdir(spill_dir), "the run ended before its shingles spilled"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert os.listdir(spill_dir) == [] and not (tmp_path / "out.parquet").exists()
