@@ -190,20 +190,32 @@ def test_fingerprint_help_states_the_defaults(capsys):
 # --- 2: interrupted runs leave no temporary file -----------------------------------------
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # renamed or removed since it was listed
+        return 0
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_mid_run_leaves_no_part_file(tmp_path, sig):
-    src = tmp_path / "in.jsonl"
     line = "the quick brown fox jumps over the lazy dog number {0} " * 3
-    with gzip.open(tmp_path / "in.jsonl.gz", "wt") as f:  # jsonl.gz: slow to read
-        for i in range(400_000):
-            f.write(json.dumps({"text": line.format(i)}) + "\n")
+    member = gzip.compress("".join(json.dumps({"text": line.format(i)}) + "\n"
+                                   for i in range(400_000)).encode())
     src = tmp_path / "in.jsonl.gz"
+    # 8 gzip members, 3.2M rows (jsonl.gz: slow to read): the run goes on for tens of
+    # seconds after its temporary file appears. With one member (400k rows) it ended about
+    # 3 s after, so a test process stalled that long on a busy machine signalled a process
+    # that had finished (exit 0) or was exiting with its handlers restored (-SIGTERM).
+    src.write_bytes(member * 8)
     out = tmp_path / "out.parquet"
     proc = subprocess.Popen([str(SCRIPT), "fingerprint", str(src), str(out), "--n-jobs", "1",
                              "-q"], stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 15
-    while not list(tmp_path.glob(".*.part")) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 60  # a cold Numba cache compiles first
+    while time.monotonic() < deadline:
         assert proc.poll() is None, proc.stderr.read()
+        if any(_size(p) > 0 for p in tmp_path.glob(".*.part")):  # mid-run: written to
+            break
         time.sleep(0.01)
     assert list(tmp_path.glob(".*.part")), "no temporary file seen"
     proc.send_signal(sig)
