@@ -361,3 +361,26 @@ def table_pairs(fps, masks, k, n_left=-1):
             if first is not None:
                 out[(x, y - n_left) if n_left >= 0 else (x, y)] = (d, first)
     return out
+
+
+def cross_sampled_pairs(new, stored, family, k):
+    """Pairs of a new row and a stored row found by the tables of ``family``, each
+    reported by its first table: the twin of ``_core.search.cross.cross_waves``.
+
+    ``new``, ``stored``: fingerprints as ints or sequences of words (low first);
+    ``family.masks[t]`` (two words, low first) is table ``t``'s key mask. A pair
+    ``(i, j)`` is kept iff it is within ``k`` bits and agrees on every bit of some mask;
+    its table is the first such mask. Returns ``{(i, j): (distance, table)}``.
+    """
+    masks = [int(lo) | (int(hi) << 64) for lo, hi in family.masks]
+    out = {}
+    for i, a in enumerate(new):
+        for j, b in enumerate(stored):
+            diff = fingerprint_int(a) ^ fingerprint_int(b)
+            d = bin(diff).count("1")
+            if d > k:
+                continue
+            first = next((t for t, m in enumerate(masks) if diff & m == 0), None)
+            if first is not None:
+                out[(i, j)] = (d, first)
+    return out
