@@ -26,7 +26,7 @@ DI = D.input
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, worker_dashboard_address=None) as c:
+                                  dashboard_address=":0", worker_dashboard_address=None) as c:
         with distributed.Client(c) as cl:
             yield cl
 
