@@ -278,10 +278,10 @@ def test_clusters_out_column_with_repeated_labels_and_unknown_divisions(client):
 def test_repartitioned_input_is_an_error_not_a_wrong_answer():
     part = pd.DataFrame({"x": range(5)})
     drops = pd.DataFrame({"row": [11]})
-    assert DC._keep_part(part, drops, np.array([0, 10, 15]), {"number": 1})["x"].tolist() == [
+    assert DC.keep_part(part, drops, np.array([0, 10, 15]), {"number": 1})["x"].tolist() == [
         0, 2, 3, 4]
     with pytest.raises(RuntimeError, match="partition 1 has 5 rows now but had 6"):
-        DC._keep_part(part, drops, np.array([0, 10, 16]), {"number": 1})
+        DC.keep_part(part, drops, np.array([0, 10, 16]), {"number": 1})
 
 
 @settings(max_examples=25)
@@ -296,13 +296,14 @@ def test_star_rounds_find_the_components_of_any_graph(edges, partitions):
     frame = pd.DataFrame({"u": i, "v": j})
     # in-process (a client of another test may be alive: name the shuffle method)
     with dask.config.set(scheduler="sync"):
-        stars = DC._stars(dd.from_pandas(frame, npartitions=partitions), partitions, "tasks", 50)
+        stars = DC.star_rounds(dd.from_pandas(frame, npartitions=partitions), partitions,
+                               "tasks", 50)
         got = stars.compute()
         offsets = np.array([0, 20, 41])
-        keep = {kp: DC._route(DC._drops(stars, kp, "tasks"), "row", offsets, "tasks").compute()
+        keep = {kp: DC.route(DC.drop_rows(stars, kp, "tasks"), "row", offsets, "tasks").compute()
                 for kp in ("first", "last", False)}
         for p in range(2):
-            rows = DC._route(DC._drops(stars, "first", "tasks"), "row", offsets, "tasks")
+            rows = DC.route(DC.drop_rows(stars, "first", "tasks"), "row", offsets, "tasks")
             rows = rows.partitions[p].compute()["row"]
             assert ((rows >= offsets[p]) & (rows < offsets[p + 1])).all()
         keep = {kp: df["row"].tolist() for kp, df in keep.items()}

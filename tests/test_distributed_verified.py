@@ -9,13 +9,14 @@ import pytest
 
 import simhash_nb as sh
 from simhash_nb._core.candidates import candidate_design
+from simhash_nb._core.pipeline import Shingler
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
-V = sh.distributed.verified
 S = sh.distributed.shingles
+DESIGN = sh.distributed.design
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +77,8 @@ def test_pairs_match_single_machine(client, texts, monkeypatch, options, sample_
     local = sh.near_duplicate_texts(present, 0.7, **options)
     pos = np.flatnonzero(texts.notna().to_numpy())  # local rows -> global positions
     data = _with_empty_partition(texts)
-    plan = V._plan(data, 0.7, 0.99, options.get("bits", 128), None, 0, None, "position",
-                   None, None, {o: v for o, v in options.items() if o != "bits"})
+    plan = DESIGN.plan_texts(data, {o: v for o, v in options.items() if o != "bits"},
+                             threshold=0.7, recall=0.99, bits=options.get("bits", 128))
     assert plan.k == local.k  # the single machine's k and tables
     if sample_rows is not None:  # k was priced by the sampled background: a smaller one
         assert local.k < candidate_design(len(present), 0.7, options.get("bits", 128), 0.99).k
@@ -173,20 +174,20 @@ def test_take_runs_gathers_documents():
 def test_stages_carry_each_left_document_once_per_partition():
     texts = pd.Series(["a b c d e", "a b c d e", "a b c d x", "", "a b c d e"])
     offsets = np.array([0, 3, 5], dtype=np.int64)  # partitions [0, 3) and [3, 5)
-    how = S.Shingling(128, {"tokenizer": "word", "ngram": 1})
+    shingler = Shingler.make(128, tokenizer="word", ngram=1)
     cands = pd.DataFrame({"left": [0, 0, 0, 0], "right": [1, 2, 3, 4],
                           "distance": np.array([0, 5, 9, 0], dtype=np.uint8)})
-    carried = S.attach_left(texts.iloc[:3], cands, offsets, how, False,
+    carried = S.attach_left(texts.iloc[:3], cands, offsets, shingler, 1, False,
                             partition_info={"number": 0})
     lengths, _ = S._carried(carried)
     assert lengths.tolist() == [5, 0, 5, 0]  # once for (0, part 0), once for (0, part 1)
     first = carried[carried.right < 3]
-    got = S.verify_right(texts.iloc[:3], first, offsets, how, 0.6, False,
+    got = S.verify_right(texts.iloc[:3], first, offsets, shingler, 1, 0.6, False,
                          partition_info={"number": 0})
     assert got[["left", "right"]].values.tolist() == [[0, 1], [0, 2]]
     np.testing.assert_allclose(got.jaccard, [1.0, 4 / 6])
-    second = S.verify_right(texts.iloc[3:], carried[carried.right >= 3], offsets, how, 0.6,
-                            False, partition_info={"number": 1})
+    second = S.verify_right(texts.iloc[3:], carried[carried.right >= 3], offsets, shingler, 1,
+                            0.6, False, partition_info={"number": 1})
     assert second[["left", "right"]].values.tolist() == [[0, 4]]  # "" is in no pair
 
 

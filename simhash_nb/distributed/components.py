@@ -70,7 +70,7 @@ def _small_star(df: pd.DataFrame) -> pd.DataFrame:
                          "v": np.concatenate([small[other], big[starts]])})
 
 
-def _stars(edges, npartitions: int, shuffle_method, max_rounds: int):
+def star_rounds(edges, npartitions: int, shuffle_method, max_rounds: int):
     """Alternate large-star and small-star rounds until each component is a star
     ``(u = smallest row, v = other row)``."""
     current = edges.persist()
@@ -96,7 +96,7 @@ def _with_part(df: pd.DataFrame, col: str, offsets: np.ndarray) -> pd.DataFrame:
     return df.assign(part=part.astype(np.int64))
 
 
-def _route(frame, col: str, offsets: np.ndarray, shuffle_method):
+def route(frame, col: str, offsets: np.ndarray, shuffle_method):
     """Rows of ``frame`` moved to the partition (of the input) holding row ``frame[col]``."""
     p = offsets.shape[0] - 1
     meta = frame._meta.assign(part=np.empty(0, np.int64))
@@ -134,7 +134,8 @@ def _label_frame(part: pd.DataFrame, fps: pd.Series, stars: pd.DataFrame, offset
     return part.assign(**{out: _labels(fps, stars, base).set_axis(part.index)})
 
 
-def _keep_part(part, drops: pd.DataFrame, offsets: np.ndarray, partition_info=None):
+def keep_part(part, drops: pd.DataFrame, offsets: np.ndarray, partition_info=None):
+    """The rows of ``part`` (one input partition) whose global row is not in ``drops``."""
     base = row_base(part, offsets, partition_info)
     keep = np.ones(len(part), dtype=bool)
     if len(drops):
@@ -161,7 +162,7 @@ def _drops_last(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"row": np.concatenate([leaf[~last], centre[starts]])})
 
 
-def _drops(stars, keep, shuffle_method):
+def drop_rows(stars, keep, shuffle_method):
     """Rows that :func:`dedupe` drops, from the stars ``(u = centre, v = leaf)``."""
     row_meta = pd.DataFrame({"row": np.empty(0, np.int64)})
     if keep == "first":
@@ -185,7 +186,7 @@ def _components_stars(inp: Input, k, blocks, npartitions, shuffle_method, max_ro
     edges = search_tables(inp, scan, k, blocks, "edges", npartitions=npartitions,
                     shuffle_method=shuffle_method, n_jobs=n_jobs,
                     recall=search.get("recall"), random_state=search.get("random_state", 0))
-    stars = _stars(edges, max(1, inp.fps.npartitions), shuffle_method, int(max_rounds))
+    stars = star_rounds(edges, max(1, inp.fps.npartitions), shuffle_method, int(max_rounds))
     return inp, scan, stars
 
 
@@ -265,7 +266,7 @@ def clusters(
     inp = prepare(data, column, options, n_jobs, aligned=True)
     inp, scan, stars = _components_stars(inp, k, blocks, npartitions, shuffle_method,
                                          max_rounds, n_jobs, search)
-    routed = _route(stars, "v", scan.offsets, shuffle_method)
+    routed = route(stars, "v", scan.offsets, shuffle_method)
     meta = pd.Series(pd.array([], dtype="Int64"), name="cluster")
     if out is None:
         return dd.map_partitions(_label_part, inp.fps, routed, scan.offsets, meta=meta,
@@ -333,6 +334,6 @@ def dedupe(
     inp = prepare(data, column, options, n_jobs, aligned=True)
     inp, scan, stars = _components_stars(inp, k, blocks, npartitions, shuffle_method,
                                          max_rounds, n_jobs, search)
-    routed = _route(_drops(stars, keep, shuffle_method), "row", scan.offsets, shuffle_method)
-    return dd.map_partitions(_keep_part, data, routed, scan.offsets, meta=data._meta,
+    routed = route(drop_rows(stars, keep, shuffle_method), "row", scan.offsets, shuffle_method)
+    return dd.map_partitions(keep_part, data, routed, scan.offsets, meta=data._meta,
                              align_dataframes=False, enforce_metadata=False)

@@ -90,11 +90,12 @@ def recipe(options: dict[str, Any]) -> Recipe:
             "each partition's; fit a table first (sh.fit_idf on the column or a sample) and "
             "pass params={'idf': table}")
     if spec.tokenizer in ("callable", "jieba") or "params" in spec_options:
-        _check_picklable(spec_options)
+        check_picklable(spec_options)
     return Recipe(spec, spec_options, run["progress"])
 
 
-def _check_picklable(options: dict) -> None:
+def check_picklable(options: dict) -> None:
+    """Raise ``TypeError`` if ``options`` (a tokenizer, params) will not travel to workers."""
     try:
         import cloudpickle as pickle
     except ImportError:  # pragma: no cover - Dask depends on cloudpickle

@@ -66,7 +66,8 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-def _emit_meta(words: int, label_dtype, sided: bool = False) -> pd.DataFrame:
+def emit_meta(words: int, label_dtype, sided: bool = False) -> pd.DataFrame:
+    """Meta of :func:`emit`'s records."""
     cols = {"bucket": np.empty(0, np.uint64), "table": np.empty(0, np.uint16),
             "row": np.empty(0, np.int64)}
     if sided:
@@ -79,8 +80,8 @@ def _emit_meta(words: int, label_dtype, sided: bool = False) -> pd.DataFrame:
     return meta
 
 
-def _emit(part: pd.Series, tables: range, key_masks: np.ndarray, offsets: np.ndarray,
-          labels: bool, side: int | None = None, partition_info=None) -> pd.DataFrame:
+def emit(part: pd.Series, tables: range, key_masks: np.ndarray, offsets: np.ndarray,
+         labels: bool, side: int | None = None, partition_info=None) -> pd.DataFrame:
     """Records of some tables for one partition: (bucket, table, row[, side], fingerprint
     words[, label]), ``bucket`` hashing the table and its key (the selected blocks);
     ``side`` (0 or 1) tells the two collections of a search ``against`` apart."""
@@ -205,7 +206,8 @@ def _too_many(total: int, limit: int) -> TooManyPairsError:
     )
 
 
-def _pairs_meta(label_dtype) -> pd.DataFrame:
+def pairs_meta(label_dtype) -> pd.DataFrame:
+    """Meta of the candidate pairs ``left``, ``right`` (positions or labels), ``distance``."""
     if label_dtype is None:
         return pd.DataFrame({"left": np.empty(0, np.int64), "right": np.empty(0, np.int64),
                              "distance": np.empty(0, np.uint8)})
@@ -214,8 +216,8 @@ def _pairs_meta(label_dtype) -> pd.DataFrame:
                          "distance": np.empty(0, np.uint8)})
 
 
-def _search_part(df: pd.DataFrame, layout, bits: int, k: int, mode: str, limit: int,
-                 n_jobs, label_dtype) -> pd.DataFrame:
+def search_part(df: pd.DataFrame, layout, bits: int, k: int, mode: str, limit: int,
+                n_jobs, label_dtype) -> pd.DataFrame:
     """Verify the candidates of one shuffled partition, table by table.
 
     Rows of a table come in shuffle order; pairs are put in global order afterwards
@@ -260,7 +262,7 @@ def _search_part(df: pd.DataFrame, layout, bits: int, k: int, mode: str, limit: 
         pi, pj = np.where(swap, pj, pi), np.where(swap, pi, pj)
     i, j = row[pi], row[pj]
     if mode == "edges":
-        u, v = _contract(i, j)
+        u, v = contract(i, j)
         return pd.DataFrame({"u": u, "v": v})
     order = np.lexsort((j, i))
     i, j, d = i[order], j[order], d[order]
@@ -310,8 +312,8 @@ def search_tables(inp: Input, scan: Scan, k: int, blocks: int | None, mode: str,
         tag = side if against is not None else None
         emitted += [
             data.fps.map_partitions(
-                _emit, range(t, min(t + per_task, layout.n_tables)), key_masks, sc.offsets,
-                labels, tag, meta=_emit_meta(bits // 64, label_dtype, tag is not None),
+                emit, range(t, min(t + per_task, layout.n_tables)), key_masks, sc.offsets,
+                labels, tag, meta=emit_meta(bits // 64, label_dtype, tag is not None),
                 clear_divisions=True, enforce_metadata=False,
             )
             for t in range(0, layout.n_tables, per_task)
@@ -324,15 +326,16 @@ def search_tables(inp: Input, scan: Scan, k: int, blocks: int | None, mode: str,
     q = npartitions or max(max(d.fps.npartitions for d, _ in sides), -(-records // rows))
     shuffled = frame.shuffle("bucket", npartitions=q, ignore_index=True,
                              shuffle_method=shuffle_method)
-    limit = _NO_LIMIT if mode == "edges" else _max_pairs(max_pairs)
-    meta = EDGE_META if mode == "edges" else _pairs_meta(label_dtype)
+    limit = _NO_LIMIT if mode == "edges" else pair_limit(max_pairs)
+    meta = EDGE_META if mode == "edges" else pairs_meta(label_dtype)
     return shuffled.map_partitions(
-        _search_part, layout, bits, k, mode, limit, task_threads(n_jobs), label_dtype, meta=meta,
+        search_part, layout, bits, k, mode, limit, task_threads(n_jobs), label_dtype, meta=meta,
         enforce_metadata=False,
     )
 
 
-def _max_pairs(max_pairs) -> int:
+def pair_limit(max_pairs) -> int:
+    """The checked ``max_pairs`` (default ``config["max_pairs"]``)."""
     if max_pairs is None:
         return int(config["max_pairs"])
     if isinstance(max_pairs, bool) or not isinstance(max_pairs, numbers.Integral) or max_pairs < 0:
@@ -489,7 +492,7 @@ def _against(inp: Input, scan: Scan, against, column, options, n_jobs, labels: b
     return other, other_scan
 
 
-def _contract(i: np.ndarray, j: np.ndarray):
+def contract(i: np.ndarray, j: np.ndarray):
     """Union-find over one partition's edges: (root, member) for every non-root member,
     the root being the component's smallest row."""
     if i.shape[0] == 0:

@@ -3,22 +3,25 @@
 
 The Dask twins of :func:`simhash_nb.near_duplicate_texts` and its siblings, in stages:
 
-1. **shingle + fingerprint** (one read of the texts): each partition's binary-weight
+1. **shingle + fingerprint** (one read of the texts, with the run's one
+   :class:`~simhash_nb._core.pipeline.Shingler`): each partition's binary-weight
    fingerprints and shingle counts, persisted (16 bytes and a count per document; the
    shingles themselves are not kept).
 2. **design**: from those, on the client, the same ``k`` and the same seeded sampled
    tables as on one machine -- the corpus's size, its shingle count, its count of
    distinct fingerprints (one small shuffle) and, from ``config["verify_sample_rows"]``
-   documents up, the distance histogram of the same sampled rows
-   (:func:`~simhash_nb._core.candidates.background_pmf`: only those rows' fingerprints
-   come to the client).
+   documents up, the fingerprints of the rows the core samples
+   (:func:`~simhash_nb._core.pipeline.sampled_rows` and
+   :func:`~simhash_nb._core.pipeline.k_for`: only those rows come to the client).
+   Stages 1 and 2 are :mod:`simhash_nb.distributed.design`.
 3. **candidates**: the table-key shuffle of :func:`simhash_nb.distributed.near_duplicates`
    with those tables: ``(bucket, table, row, fingerprint)`` records shuffled on the
    key, each bucket searched with the core kernels, each pair kept by the first table
    whose key it shares. So the candidates are exactly the single-machine ones.
 4. **verify**: candidates shuffled to the partition of their left row, which shingles
    those rows and attaches their hashes; shuffled again to the partition of the right
-   row, which shingles it and computes the exact Jaccard
+   row, which shingles it and computes the exact Jaccard with a
+   :class:`~simhash_nb._core.pipeline.ShingleStore` of its rows and the carried ones
    (:mod:`simhash_nb.distributed.shingles`). No worker holds all shingles, nothing is
    gathered to the client.
 5. **pairs / clusters / dedupe**: the verified pairs; or their connected components by
@@ -27,247 +30,23 @@ The Dask twins of :func:`simhash_nb.near_duplicate_texts` and its siblings, in s
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import numbers
-from typing import Any, Literal
+from typing import Literal
 
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from .._core.candidates import background_pmf, candidate_design
 from .._core.clusters import check_keep
-from .._core.search.design import check_recall
-from .._core.search.families import TableFamily, sampled
-from .._core.similarity import check_similarity
 from .._frames import fingerprint_array
 from ..config import config
-from .components import _drops, _keep_part, _route, _stars
-from .input import _check_picklable, check_dask, fp_meta, row_base, select, task_threads
-from .search import (
-    EDGE_META,
-    _contract,
-    _emit,
-    _emit_meta,
-    _max_pairs,
-    _pairs_meta,
-    _search_part,
-)
-from .shingles import Shingling, attach_left, carried_meta, pairs_meta, verify_right
+from .components import drop_rows, keep_part, route, star_rounds
+from .design import Plan, plan_texts
+from .input import fp_meta, row_base
+from .search import EDGE_META, contract, emit, emit_meta, pair_limit, pairs_meta, search_part
+from .shingles import attach_left, carried_meta, verified_meta, verify_right
 
 __all__ = ["cluster_texts", "dedupe_texts", "near_duplicate_texts"]
-
-# the rows background_pmf samples by default (kept in step with the core)
-_SAMPLE = int(inspect.signature(background_pmf).parameters["sample"].default)
-
-
-# --- checks -------------------------------------------------------------------------------
-
-
-def _check(threshold, recall, bits: int, k: int | None) -> tuple[float, float]:
-    """The single-machine checks of the verified path, and of the ``k`` override."""
-    threshold = check_similarity(threshold, "threshold")
-    recall = check_recall(recall)
-    if recall >= 1.0:
-        raise ValueError("recall must be below 1 (candidates come from a probabilistic "
-                         "search); use sh.jaccard_pairs(..., candidates='all') for an "
-                         "exhaustive join")
-    if bits not in (64, 128) or isinstance(bits, bool):
-        raise ValueError(f"bits must be 64 or 128, got {bits!r}")
-    if k is not None:
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k < bits:
-            raise ValueError(f"k must be an integer in [0, {bits}), got {k!r}")
-        try:  # whether some design reaches the recall does not depend on the corpus size
-            candidate_design(2, threshold, bits, recall, k=int(k))
-        except ValueError:
-            raise ValueError(
-                f"k={k} is too small for recall {recall} at threshold {threshold} with "
-                f"{bits}-bit fingerprints (too many pairs at the threshold lie further "
-                "apart); leave k unset or lower the recall") from None
-    return threshold, recall
-
-
-def _texts(data: dd.DataFrame | dd.Series, column: str | None) -> dd.Series:
-    """The text Series of ``data`` (a DataFrame's column selected partition-aligned)."""
-    check_dask(data)
-    if isinstance(data, dd.Series) and column is not None:
-        raise TypeError("column= applies to a Dask DataFrame; this is a Series")
-    series, kind = select(data, column, "text", aligned=True)
-    if kind != "text":
-        what = f"column {series.name!r}" if isinstance(data, dd.DataFrame) else "the Series"
-        raise TypeError(f"{what} holds fingerprints; the verified path needs the texts "
-                        "(their shingles decide)")
-    return series
-
-
-def _shingling(bits: int, options: dict, n_jobs: int | None) -> Shingling:
-    """The shingle options, checked on the client by shingling one text (the core's own
-    errors), and checked to pickle (they travel to the workers)."""
-    options = {key: v for key, v in options.items() if v is not None}
-    how = Shingling(bits, options, task_threads(n_jobs))
-    how.batch(pd.Series(["options check"]))
-    if callable(options.get("tokenizer")) or "params" in options:
-        _check_picklable(options)
-    return how
-
-
-# --- stage 1: fingerprints and shingle counts ------------------------------------------------
-
-
-def _prints_part(texts: pd.Series, how: Shingling) -> pd.DataFrame:
-    """Fingerprint words ``w0[, w1]`` and shingle count ``nf`` (-1: missing) of a partition."""
-    present = texts.notna().to_numpy(bool)
-    words = np.zeros((len(texts), how.bits // 64), dtype=np.uint64)
-    nf = np.full(len(texts), -1, dtype=np.int64)
-    if present.any():
-        sub = texts if present.all() else texts[present]
-        fb, fps = how.batch(sub)
-        words[present] = fps.reshape(len(sub), -1)
-        nf[present] = np.diff(fb.indptr)
-    cols: dict[str, Any] = {f"w{w}": words[:, w] for w in range(words.shape[1])}
-    cols["nf"] = nf
-    return pd.DataFrame(cols, index=texts.index)
-
-
-def _prints_meta(bits: int, index) -> pd.DataFrame:
-    cols: dict[str, Any] = {f"w{w}": np.empty(0, np.uint64) for w in range(bits // 64)}
-    cols["nf"] = np.empty(0, np.int64)
-    return pd.DataFrame(cols, index=index[:0])
-
-
-def _describe(prints: pd.DataFrame, check_index: bool) -> pd.DataFrame:
-    nf = prints["nf"].to_numpy()
-    unique = bool(prints.index.is_unique) if check_index else True
-    return pd.DataFrame({"n": [len(prints)], "present": [int((nf >= 0).sum())],
-                         "nnz": [int(nf[nf > 0].sum())], "unique": [unique]})
-
-
-_DESCRIBE_META = pd.DataFrame({"n": np.empty(0, np.int64), "present": np.empty(0, np.int64),
-                               "nnz": np.empty(0, np.int64), "unique": np.empty(0, bool)})
-
-
-@dataclasses.dataclass(frozen=True)
-class _Stats:
-    offsets: np.ndarray  # int64[P + 1]: first global row of each partition, then n
-    present: np.ndarray  # int64[P + 1]: the same, counting present texts only
-    nnz: int
-
-    @property
-    def n_present(self) -> int:
-        return int(self.present[-1])
-
-
-def _scan(prints: dd.DataFrame, check_index: bool) -> _Stats:
-    parts = prints.map_partitions(_describe, check_index, meta=_DESCRIBE_META,
-                                  clear_divisions=True, enforce_metadata=False).compute()
-    if check_index and not parts["unique"].all():
-        p = int(np.flatnonzero(~parts["unique"].to_numpy(bool))[0])
-        raise ValueError(f"partition {p} has duplicate index labels, so pairs of labels "
-                         "would be ambiguous; use ids='position' or make the index unique")
-
-    def cum(col: str) -> np.ndarray:
-        return np.concatenate(([0], np.cumsum(parts[col].to_numpy(np.int64)))).astype(np.int64)
-
-    return _Stats(cum("n"), cum("present"), int(parts["nnz"].sum()))
-
-
-# --- stage 2: the design (the single machine's k and tables) --------------------------------
-
-
-def _present_words(prints: pd.DataFrame) -> pd.DataFrame:
-    words = [c for c in prints.columns if c != "nf"]
-    return prints.loc[prints["nf"].to_numpy() >= 0, words].reset_index(drop=True)
-
-
-def _unique_count(df: pd.DataFrame) -> pd.Series:
-    return pd.Series([len(df.drop_duplicates())], dtype=np.int64)
-
-
-def _distinct(prints: dd.DataFrame, shuffle_method: str | None) -> int:
-    """Distinct fingerprints among the present texts (one shuffle of 16 bytes a row)."""
-    words = prints.map_partitions(_present_words, meta=_present_words(prints._meta))
-    words = words.map_partitions(pd.DataFrame.drop_duplicates, meta=words._meta)
-    shuffled = words.shuffle("w0", npartitions=max(1, prints.npartitions), ignore_index=True,
-                             shuffle_method=shuffle_method)
-    counts = shuffled.map_partitions(_unique_count, meta=pd.Series([], dtype=np.int64))
-    return int(counts.sum().compute())
-
-
-def _sample_part(prints: pd.DataFrame, ranks: np.ndarray, present: np.ndarray,
-                 partition_info=None) -> pd.DataFrame:
-    p = partition_info["number"] if partition_info else 0
-    lo, hi = int(present[p]), int(present[p + 1])
-    mine = ranks[(ranks >= lo) & (ranks < hi)] - lo
-    words = _present_words(prints)
-    return words.iloc[mine].reset_index(drop=True)
-
-
-def _background(prints: dd.DataFrame, stats: _Stats, random_state: int | None) -> np.ndarray:
-    """:func:`background_pmf` of all present fingerprints, from the rows it samples only:
-    the same draw (``default_rng(seed).choice(n, sample)``), fetched in row order."""
-    n = stats.n_present
-    ranks = np.sort(np.random.default_rng(random_state).choice(n, min(n, _SAMPLE),
-                                                               replace=False))
-    meta = _present_words(prints._meta)
-    words = prints.map_partitions(_sample_part, ranks, stats.present, meta=meta,
-                                  clear_divisions=True, enforce_metadata=False).compute()
-    words = np.ascontiguousarray(words.to_numpy(np.uint64))
-    # all of the sample: background_pmf's own draw of m from m rows, sorted, keeps them all
-    return background_pmf(words, sample=words.shape[0], seed=random_state)
-
-
-def _choose_k(prints: dd.DataFrame, stats: _Stats, threshold: float, recall: float,
-              bits: int, random_state: int | None) -> int:
-    """The ``k`` :func:`simhash_nb.near_duplicate_texts` chooses on the same texts."""
-    n = max(stats.n_present, 2)
-    if stats.n_present >= config["verify_sample_rows"]:
-        background = _background(prints, stats, random_state)
-        cost = 2.0 * stats.nnz / n * config["search_cost_verify_feature"]
-        return candidate_design(n, threshold, bits, recall, background=background,
-                                verify_cost=cost).k
-    return candidate_design(n, threshold, bits, recall).k
-
-
-@dataclasses.dataclass(frozen=True)
-class _Plan:
-    """Everything the lazy stages need, decided on the client."""
-
-    texts: Any  # dask Series of texts, partitioned like the input
-    prints: Any  # persisted dask DataFrame: w0[, w1], nf
-    stats: _Stats
-    how: Shingling
-    threshold: float
-    k: int
-    family: TableFamily
-    labels: bool
-
-
-def _plan(data: dd.DataFrame | dd.Series, threshold: float, recall: float, bits: int,
-          k: int | None, random_state: int | None, column: str | None, ids: str,
-          shuffle_method: str | None, n_jobs: int | None, options: dict,
-          npartitions: int | None = None) -> _Plan:
-    """Check the input, fingerprint the texts (persisted), and design the search as one
-    machine would: stages 1 and 2 of the module docstring."""
-    threshold, recall = _check(threshold, recall, bits, k)
-    _check_npartitions(npartitions)
-    if ids not in ("position", "index"):
-        raise ValueError(f"ids must be 'position' or 'index', got {ids!r}")
-    texts = _texts(data, column)
-    if ids == "index" and not data.known_divisions:
-        raise ValueError("ids='index' needs known divisions (a sorted index, so labels are "
-                         "unique across partitions); call .set_index(...) or use "
-                         "ids='position' (global row positions)")
-    how = _shingling(bits, options, n_jobs)
-    prints = texts.map_partitions(_prints_part, how, meta=_prints_meta(bits, texts._meta.index))
-    prints = prints.persist()
-    stats = _scan(prints, ids == "index")
-    if k is None:
-        k = _choose_k(prints, stats, threshold, recall, bits, random_state)
-    rows = max(_distinct(prints, shuffle_method), 2)
-    design = candidate_design(rows, threshold, bits, recall, k=k)
-    family = sampled(bits, design.key_bits, design.tables, random_state)
-    return _Plan(texts, prints, stats, how, threshold, int(k), family, ids == "index")
 
 
 # --- stage 3: candidates by the table-key shuffle --------------------------------------------
@@ -282,16 +61,10 @@ def _search_fps(prints: pd.DataFrame, bits: int) -> pd.Series:
     return pd.Series(fingerprint_array(fps, valid), index=prints.index, name="simhash")
 
 
-def _check_npartitions(npartitions: int | None) -> None:
-    if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(
-            npartitions, numbers.Integral) or npartitions < 1):
-        raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
-
-
-def _candidates(plan: _Plan, npartitions: int | None, limit: int,
+def _candidates(plan: Plan, npartitions: int | None, limit: int,
                 shuffle_method: str | None) -> dd.DataFrame:
     """Candidate pairs ``(left < right, distance)`` of the sampled tables (lazy)."""
-    bits, family = plan.how.bits, plan.family
+    bits, family = plan.bits, plan.family
     fps = plan.prints.map_partitions(_search_fps, bits, meta=fp_meta(bits, "simhash"))
     key_masks = np.ascontiguousarray(family.masks[:, : bits // 64])
     rows = max(1, int(config["distributed_partition_rows"]))
@@ -300,8 +73,8 @@ def _candidates(plan: _Plan, npartitions: int | None, limit: int,
     per_task = max(1, rows // max(1, longest))
     tables = family.n_tables
     emitted = [
-        fps.map_partitions(_emit, range(t, min(t + per_task, tables)), key_masks, offsets,
-                           False, None, meta=_emit_meta(bits // 64, None),
+        fps.map_partitions(emit, range(t, min(t + per_task, tables)), key_masks, offsets,
+                           False, None, meta=emit_meta(bits // 64, None),
                            clear_divisions=True, enforce_metadata=False)
         for t in range(0, tables, per_task)
     ]
@@ -310,28 +83,29 @@ def _candidates(plan: _Plan, npartitions: int | None, limit: int,
     q = npartitions or max(fps.npartitions, -(-plan.stats.n_present * tables // rows))
     shuffled = frame.shuffle("bucket", npartitions=q, ignore_index=True,
                              shuffle_method=shuffle_method)
-    return shuffled.map_partitions(_search_part, family, bits, plan.k, "pairs", limit,
-                                   plan.how.n_jobs, None, meta=_pairs_meta(None),
+    return shuffled.map_partitions(search_part, family, bits, plan.k, "pairs", limit,
+                                   plan.n_jobs, None, meta=pairs_meta(None),
                                    enforce_metadata=False)
 
 
 # --- stage 4: verification --------------------------------------------------------------------
 
 
-def _verified(plan: _Plan, npartitions: int | None, max_pairs: int | None,
+def _verified(plan: Plan, npartitions: int | None, max_pairs: int | None,
               shuffle_method: str | None) -> dd.DataFrame:
     """Verified pairs ``left, right, jaccard, distance`` (lazy)."""
-    cands = _candidates(plan, npartitions, _max_pairs(max_pairs), shuffle_method)
+    cands = _candidates(plan, npartitions, pair_limit(max_pairs), shuffle_method)
     offsets = plan.stats.offsets
     label_dtype = plan.texts._meta.index.dtype if plan.labels else None
-    routed = _route(cands, "left", offsets, shuffle_method)
-    carried = dd.map_partitions(attach_left, plan.texts, routed, offsets, plan.how,
-                                plan.labels, meta=carried_meta(label_dtype),
+    routed = route(cands, "left", offsets, shuffle_method)
+    carried = dd.map_partitions(attach_left, plan.texts, routed, offsets, plan.shingler,
+                                plan.n_jobs, plan.labels, meta=carried_meta(label_dtype),
                                 align_dataframes=False, enforce_metadata=False)
-    routed = _route(carried, "right", offsets, shuffle_method)
-    return dd.map_partitions(verify_right, plan.texts, routed, offsets, plan.how,
-                             plan.threshold, plan.labels, meta=pairs_meta(label_dtype),
-                             align_dataframes=False, enforce_metadata=False)
+    routed = route(carried, "right", offsets, shuffle_method)
+    return dd.map_partitions(verify_right, plan.texts, routed, offsets, plan.shingler,
+                             plan.n_jobs, plan.threshold, plan.labels,
+                             meta=verified_meta(label_dtype), align_dataframes=False,
+                             enforce_metadata=False)
 
 
 # --- stage 5: pairs, clusters, dedupe -----------------------------------------------------------
@@ -446,15 +220,17 @@ def near_duplicate_texts(
     >>> local.i.tolist(), local.j.tolist(), local.jaccard.tolist()
     ([0], [2], [1.0])
     """
-    plan = _plan(data, threshold, recall, bits, k, random_state, column, ids, shuffle_method,
-                 n_jobs, dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize,
-                              seed=seed, spec=spec, params=params), npartitions)
+    options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed,
+                   spec=spec, params=params)
+    plan = plan_texts(data, options, threshold=threshold, recall=recall, bits=bits, k=k,
+                      random_state=random_state, column=column, ids=ids,
+                      shuffle_method=shuffle_method, n_jobs=n_jobs, npartitions=npartitions)
     return _verified(plan, npartitions, max_pairs, shuffle_method)
 
 
 def _edges(pairs: pd.DataFrame) -> pd.DataFrame:
     """One partition's verified pairs contracted to (root, member) edges."""
-    u, v = _contract(pairs["left"].to_numpy(np.int64), pairs["right"].to_numpy(np.int64))
+    u, v = contract(pairs["left"].to_numpy(np.int64), pairs["right"].to_numpy(np.int64))
     return pd.DataFrame({"u": u, "v": v})
 
 
@@ -465,11 +241,12 @@ def _text_stars(data, threshold, recall, bits, k, random_state, column, npartiti
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or \
             max_rounds < 1:
         raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
-    plan = _plan(data, threshold, recall, bits, k, random_state, column, "position",
-                 shuffle_method, n_jobs, options, npartitions)
+    plan = plan_texts(data, options, threshold=threshold, recall=recall, bits=bits, k=k,
+                      random_state=random_state, column=column, ids="position",
+                      shuffle_method=shuffle_method, n_jobs=n_jobs, npartitions=npartitions)
     pairs = _verified(plan, npartitions, max_pairs, shuffle_method)
     edges = pairs.map_partitions(_edges, meta=EDGE_META)
-    stars = _stars(edges, max(1, plan.texts.npartitions), shuffle_method, int(max_rounds))
+    stars = star_rounds(edges, max(1, plan.texts.npartitions), shuffle_method, int(max_rounds))
     return plan, stars
 
 
@@ -569,7 +346,7 @@ random_state, k, column, npartitions, max_pairs, shuffle_method, n_jobs
                               dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize,
                                    seed=seed, spec=spec, params=params))
     offsets = plan.stats.offsets
-    routed = _route(stars, "v", offsets, shuffle_method)
+    routed = route(stars, "v", offsets, shuffle_method)
     meta = pd.Series(pd.array([], dtype="Int64"), name="cluster")
     if out is None:
         return dd.map_partitions(_label_part, plan.prints, routed, offsets, meta=meta,
@@ -647,6 +424,6 @@ random_state, k, column, npartitions, max_pairs, shuffle_method, n_jobs
                               dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize,
                                    seed=seed, spec=spec, params=params))
     offsets = plan.stats.offsets
-    routed = _route(_drops(stars, keep, shuffle_method), "row", offsets, shuffle_method)
-    return dd.map_partitions(_keep_part, data, routed, offsets, meta=data._meta,
+    routed = route(drop_rows(stars, keep, shuffle_method), "row", offsets, shuffle_method)
+    return dd.map_partitions(keep_part, data, routed, offsets, meta=data._meta,
                              align_dataframes=False, enforce_metadata=False)
