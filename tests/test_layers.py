@@ -185,12 +185,7 @@ def test_core_function_level_imports_are_heavy_libraries():
 
 
 # files owned elsewhere that may still take a private name from another module, with why
-PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {
-    "simhash_nb/distributed/verified.py": (
-        "takes 11 private helpers (_route, _emit, _search_part, ...) from its siblings in "
-        "distributed/; that folder was owned by another session when this test was written: "
-        "name them there (or move them next to their users) and drop this entry"),
-}
+PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {}  # none: every shared name is named
 
 
 def test_no_private_names_across_modules():

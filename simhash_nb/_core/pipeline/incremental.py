@@ -12,7 +12,8 @@ import numpy as np
 from ..candidates import candidate_design
 from ..parallel import threads
 from ..search.api import candidate_waves
-from ..search.engine import TooManyPairsError, check_max_pairs, pair_order
+from ..search.cross import cross_waves
+from ..search.engine import TooManyPairsError, check_max_pairs, design_family, pair_order
 from ..search.groups import group_identical
 from ..search.options import SearchOptions
 from .budget import MemoryBudget
@@ -54,8 +55,8 @@ def _options(stored: Stored, new_words: np.ndarray, new_shingles: int, threshold
     opts = SearchOptions.make(bits, k, random_state=random_state,
                               max_pairs=check_max_pairs(max_pairs), progress=progress)
     design = candidate_design(rows, threshold, bits, recall, k=k)
-    return k, dataclasses.replace(opts, designer=lambda _rows: design,
-                                  memory_bytes=lanes * (n + 64) * (8 + 2 * bits // 8))
+    return k, design, dataclasses.replace(opts, designer=lambda _rows: design,
+                                          memory_bytes=lanes * (n + 64) * (8 + 2 * bits // 8))
 
 
 def pairs_against(stored: Stored, new: ShingleStore, new_words: np.ndarray, threshold: float,
@@ -79,16 +80,18 @@ def pairs_against(stored: Stored, new: ShingleStore, new_words: np.ndarray, thre
     ([0], [2], [0.8])
     """
     limit = check_max_pairs(max_pairs)
-    k, opts = _options(stored, new_words, new.total, threshold, recall, budget, random_state,
-                       max_pairs, progress)
+    k, design, opts = _options(stored, new_words, new.total, threshold, recall, budget,
+                               random_state, max_pairs, progress)
     parts, kept = [], 0
     with threads(n_jobs):
         for i, j, d in candidate_waves(new_words, opts):
             part = verify_wave(new, i, j, d, threshold)
             parts.append((part[0] + stored.n, part[1] + stored.n, *part[2:]))
             kept = _count(kept, part, limit, threshold)
-        if stored.n:
-            for i, j, d in candidate_waves(new_words, opts, against=stored.words):
+        if stored.n:  # new rows against stored ones, the stored rows scanned, not sorted
+            family = design_family(design, k, random_state)
+            for i, j, d in cross_waves(new_words, stored.words, family, k,
+                                       memory_bytes=opts.memory_bytes):
                 part = _verify_cross(new, stored, i, j, d, threshold)
                 parts.append(part)
                 kept = _count(kept, part, limit, threshold)

@@ -52,7 +52,7 @@ class Shingler:
     def __call__(self, texts, n_jobs: int | None = None):
         """``(FeatureBatch, fingerprints uint64[n, bits // 64], validity)``."""
         fb, fps, valid = binary_shingles(texts, self.spec, self.extras, self.bits, n_jobs)
-        return fb, fps.reshape(fps.shape[0], -1), valid
+        return fb, fps.reshape(fps.shape[0], self.bits // 64), valid
 
 
 def fingerprint_batches(batches: Iterable, shingler: Shingler, store: ShingleStore,
