@@ -8,6 +8,8 @@ import gzip
 import io
 import json
 import os
+import secrets
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from pyarrow import json as pj
 
 from .._core.spec import FingerprintSpec, SpecMismatchError
 from .._frames.columns import InputError
-from .formats import specs_from_metadata, specs_metadata, table_format, temp_next_to
+from .formats import specs_from_metadata, specs_metadata, table_format
 
 # --- streaming readers and writers (the command line) --------------------------------------
 
@@ -27,44 +29,70 @@ from .formats import specs_from_metadata, specs_metadata, table_format, temp_nex
 class _CountingFile:
     """An input file whose position shows how much has been read.
 
-    ``stream`` is what the Arrow readers read: the file itself, or (gzip) a Python
-    decompressor over it, whose position in the decompressed text tells the ratio of
-    compressed to decompressed bytes.
+    ``stream`` is what the Arrow readers read: the file itself, or (gzip) Arrow's own
+    decompressing stream over it. Arrow reads ahead in a thread of its own, so nothing
+    it reads calls back into Python: a Python decompressor there (``gzip.GzipFile``
+    through ``pa.PythonFile``) made a process exiting mid-read abort or hang.
+
+    :meth:`position` is the offset in the file itself (compressed bytes for gzip).
+    Arrow's stream does not say how much text it has inflated, so :meth:`ratio`
+    (bytes of the file per byte of text) is measured once, on the head of the file.
     """
+
+    _SAMPLE_IN = 1 << 20  # compressed bytes inflated at most to measure the ratio
+    _SAMPLE_OUT = 16 << 20  # ... stopping once this much text came out
 
     def __init__(self, path, compression: str | None = None):
         self.size = os.path.getsize(path)
-        self._gz = None
+        self.file = pa.OSFile(str(path), "rb")
+        self._ratio = 1.0
         if compression:
-            self.file = open(path, "rb")  # noqa: SIM115 (closed in close)
-            self._gz = gzip.GzipFile(fileobj=self.file, mode="rb")
-            self.stream = pa.PythonFile(self._gz, mode="r")
+            self._ratio = self._sample_ratio(path)
+            self.stream = pa.CompressedInputStream(self.file, compression)
         else:
-            self.file = pa.OSFile(str(path), "rb")
             self.stream = self.file
 
+    @classmethod
+    def _sample_ratio(cls, path) -> float:
+        """Compressed / inflated bytes over the head of a gzip file (members in
+        sequence); 1.0 when it cannot tell (a damaged file: Arrow's reader says why)."""
+        used = made = 0
+        inflate = zlib.decompressobj(wbits=31)
+        try:
+            with open(path, "rb") as f:
+                while used < cls._SAMPLE_IN and made < cls._SAMPLE_OUT:
+                    chunk = f.read(1 << 16)
+                    if not chunk:
+                        break
+                    used += len(chunk)
+                    while chunk:
+                        made += len(inflate.decompress(chunk, cls._SAMPLE_OUT))
+                        chunk = inflate.unconsumed_tail
+                        if inflate.eof:  # the next gzip member, if any
+                            chunk = inflate.unused_data + chunk
+                            inflate = zlib.decompressobj(wbits=31)
+                        if made >= cls._SAMPLE_OUT:
+                            used -= len(chunk)
+                            break
+        except (OSError, zlib.error):
+            return 1.0
+        return used / made if used and made else 1.0
+
     def position(self) -> int:
-        # the Arrow readers close the file when they reach its end
+        # the Arrow readers may close the file when they reach its end
         try:
             return self.size if self.file.closed else self.file.tell()
         except (OSError, ValueError):
             return self.size
 
     def ratio(self) -> float:
-        """Bytes of the file per byte of the text read so far."""
-        if self._gz is None:
-            return 1.0
-        try:
-            inflated = self._gz.tell()
-        except (OSError, ValueError):
-            return 1.0
-        return self.position() / inflated if inflated else 1.0
+        """Bytes of the file per byte of text (measured on the head of a gzip file)."""
+        return self._ratio
 
     def close(self) -> None:
-        for f in (self.stream, self._gz, self.file):
-            if f is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    f.close()
+        for f in (self.stream, self.file):
+            with contextlib.suppress(OSError, ValueError):
+                f.close()
 
 
 class TableReader:
@@ -351,19 +379,39 @@ class TableWriter:
         self.rows = 0
 
     def __enter__(self) -> TableWriter:
-        self._tmp = temp_next_to(Path(self.path))
+        # the temporary file is created inside the try that removes it: a signal the
+        # moment it appears (Ctrl-C, SIGTERM) leaves no ``.part`` file behind
         try:
+            self._create_temp()
             self._open(self._tmp)
         except BaseException:
             self._discard()
             raise
         return self
 
+    def _create_temp(self) -> None:
+        """As ``formats.temp_next_to``, but ``_tmp`` names the file before it exists, so
+        that :meth:`_discard` knows it whenever an exception comes."""
+        path = Path(self.path)
+        if not path.parent.is_dir():
+            raise FileNotFoundError(f"{path}: the folder {path.parent} does not exist")
+        for _ in range(100):
+            self._tmp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}.part")
+            try:
+                fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                self._tmp = ""  # someone else's: not ours to remove
+                continue
+            os.close(fd)
+            return
+        raise FileExistsError(f"cannot create a temporary file next to {path}")
+
     def _discard(self) -> None:
         with contextlib.suppress(OSError):
             self._close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._tmp)
+        if self._tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(self._tmp)
 
     def _open(self, tmp: str) -> None:
         if self.format == "parquet":
