@@ -198,6 +198,7 @@ def jaccard_pairs(
 
     Each candidate pair is verified with the exact :func:`jaccard`, so the result has
     no false positives; how complete it is depends on ``candidates``:
+
     - ``"all"``: every pair (exact and complete; ``n (n - 1) / 2`` comparisons, pruned
       by size and by early exit from each merge; refused above
       ``config["jaccard_max_all_pairs"]`` pairs);
