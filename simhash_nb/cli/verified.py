@@ -57,11 +57,11 @@ def stream(args, recipe, what: str):
         progress=False if args.quiet else (True if args.progress else None))
 
 
-def _summary(run, t0: float) -> str:
+def _summary(run, args, t0: float) -> str:
     missing = int((~run.valid).sum())
     note = f", {missing:,} without text" if missing else ""
     return (f"{run.n:,} rows in {len(run.source.paths):,} file(s){note}; Jaccard >= "
-            f"{{threshold}} verified (k={run.k}), {time.perf_counter() - t0:.1f} s")
+            f"{args.threshold} verified (k={run.k}), {time.perf_counter() - t0:.1f} s")
 
 
 def write_table(path: str, table) -> None:
@@ -81,18 +81,16 @@ def store_command(args, recipe, t0: float) -> int:
     if save and against and os.path.abspath(save) != os.path.abspath(against):
         raise UsageError("--save with --against appends to that store: give the same STORE "
                          "to both (or --save alone for a new one)")
+    asked = {}  # shingle options typed: checked against an existing store's spec
     if against:
         store = CorpusStore.open(against)
-        spec = recipe.spec
-        given = {k: v for k, v in (("--tokenizer", args.tokenizer), ("--ngram", args.ngram),
-                                   ("--normalize", args.normalize), ("--seed", args.seed),
-                                   ("--bits", args.bits)) if v is not None}
-        if given and (spec.tokenizer, spec.ngram, spec.normalize, spec.seed) != (
-                store.spec.tokenizer, store.spec.ngram, store.spec.normalize,
-                store.spec.seed) or (args.bits or store.bits) != store.bits:
-            raise UsageError(f"{', '.join(given)} differ from the spec of {against} "
-                             f"({store.spec.tokenizer} {store.spec.ngram}-grams, "
-                             f"{store.bits} bits); drop them: the store's spec is used")
+        if args.bits is not None and args.bits != store.bits:
+            raise UsageError(f"--bits {args.bits}: {against} holds {store.bits}-bit "
+                             "fingerprints")
+        asked = {k: v for k, v in (("tokenizer", args.tokenizer), ("ngram", args.ngram),
+                                   ("seed", args.seed)) if v is not None}
+        if args.normalize is not None:
+            asked["normalize"] = recipe.spec.normalize
     else:
         spec = recipe.spec
         store = CorpusStore.create(save, bits=args.bits or 128, tokenizer=spec.tokenizer,
@@ -103,7 +101,8 @@ def store_command(args, recipe, t0: float) -> int:
                         memory_limit=args.memory_limit, tmp_dir=args.tmp_dir,
                         recall=0.99 if args.recall is None else args.recall,
                         max_pairs=args.max_pairs, n_jobs=args.n_jobs,
-                        progress=False if args.quiet else (True if args.progress else None))
+                        progress=False if args.quiet else (True if args.progress else None),
+                        **asked)
     import pyarrow as pa
 
     write_table(args.output, pa.Table.from_pandas(pairs, preserve_index=False))
@@ -119,8 +118,7 @@ def verified_pairs_command(args, recipe, t0: float) -> int:
         return store_command(args, recipe, t0)
     run = stream(args, recipe, "pairs")
     write_table(args.output, run.pairs_table())
-    say(args, f"{len(run.pairs):,} pairs among "
-              + _summary(run, t0).format(threshold=args.threshold) + f"; wrote {args.output}")
+    say(args, f"{len(run.pairs):,} pairs among {_summary(run, args, t0)}; wrote {args.output}")
     return 0
 
 
@@ -128,7 +126,7 @@ def verified_clusters_command(args, recipe, t0: float) -> int:
     import pyarrow as pa
 
     run = stream(args, recipe, "labels")
-    if len(args.inputs) > 1 or run.ids is not None and len(run.source.paths) > 1:
+    if len(run.source.paths) > 1:  # a table of id (or row) and cluster
         write_table(args.output, run.labels_table())
     else:
         labels = np.where(run.valid, run.labels, -1)
@@ -141,13 +139,13 @@ def verified_clusters_command(args, recipe, t0: float) -> int:
                 batch = batch.drop_columns([name])
             return batch.append_column(name, arr)
 
-        args.input = args.inputs[0]
+        args.input = run.source.paths[0]  # the one file (IN may be its folder)
         run.source.check_unchanged()
         rewrite(args, transform, "writing", None)
     present = run.labels[run.valid]
     sizes = np.bincount(present, minlength=run.n) if present.size else np.zeros(0, np.int64)
     say(args, f"{int((sizes > 0).sum()):,} clusters, {int((sizes > 1).sum()):,} with near "
-              "duplicates, among " + _summary(run, t0).format(threshold=args.threshold)
+              f"duplicates, among {_summary(run, args, t0)}"
               + f"; wrote {args.output}")
     return 0
 
@@ -157,22 +155,24 @@ def verified_dedupe_command(args, recipe, t0: float) -> int:
 
     from .._core.clusters import keep_from_labels
     from ..streaming.run import check_new_output, relabel_present, write_kept
+    from ..streaming.sources import expand_paths
 
-    if len(args.inputs) > 1:
+    many = len(expand_paths(args.inputs)) > 1  # one output shard per input
+    if many:
         check_new_output(args.output)
     else:
         check_folder(args.output)
     run = stream(args, recipe, "labels")
     keep = np.ones(run.n, dtype=bool)
     keep[run.valid] = keep_from_labels(relabel_present(run.labels, run.valid), args.keep)
-    if len(args.inputs) > 1:
+    if many:
         write_kept(run.source, keep, args.output)
     else:
-        args.input = args.inputs[0]
+        args.input = run.source.paths[0]  # the one file (IN may be its folder)
         run.source.check_unchanged()
         rewrite(args, lambda batch, start: batch.filter(
             pa.array(keep[start:start + batch.num_rows])), "writing", None)
     kept = int(keep.sum())
     say(args, f"kept {kept:,} of {run.n:,} rows, dropped {run.n - kept:,} near duplicates; "
-              + _summary(run, t0).format(threshold=args.threshold) + f"; wrote {args.output}")
+              + _summary(run, args, t0) + f"; wrote {args.output}")
     return 0

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._core.pipeline import MemoryBudget, Shingler, ShingleStore, fingerprint_batches
 from .._core.pipeline.incremental import Stored, pairs_against
@@ -271,9 +272,9 @@ class CorpusStore:
             raise InputError(f"id column {id_column!r} holds {ids.type}; {self.path} stores "
                              f"{kept} ids")
         if self.n:
-            again = pa.compute.is_in(ids, value_set=self.ids())
-            if pa.compute.any(again).as_py():
-                row = int(pa.compute.index(again, True).as_py())
+            again = pc.is_in(ids, value_set=self.ids())
+            if pc.any(again).as_py():
+                row = int(pc.index(again, True).as_py())
                 raise InputError(f"id column {id_column!r}: row {row} has the id "
                                  f"{ids[row].as_py()!r}, which {self.path} stores already")
         return ids

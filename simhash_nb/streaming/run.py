@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._core.clusters import check_keep, keep_from_labels
 from .._core.pipeline import MemoryBudget, Shingler
@@ -59,7 +60,7 @@ class ShardRun:
         rows = np.arange(self.n)
         first = self.names(np.where(self.valid, self.labels, 0))
         mask = pa.array(~self.valid)
-        cluster = pa.compute.if_else(mask, pa.scalar(None, first.type), first)
+        cluster = pc.if_else(mask, pa.scalar(None, first.type), first)
         return pa.table({"id" if self.ids is not None else "row": self.names(rows),
                          "cluster": cluster})
 
