@@ -228,8 +228,11 @@ def _signed_bit_sums_py(hashes, weights, lo, hi, mixed):
     w = np.asarray(weights[lo:hi], dtype=np.float64)
     signed = np.where(_hash_bits(hashes, lo, hi, mixed), w[:, None], -w[:, None])
     sums = np.zeros(64)
-    for row in signed:  # feature order, as the compiled loop adds them
-        sums += row
+    # infinite weights of both signs add to nan: the compiled loop gives that nan silently
+    # (and the result says ``valid=False``), so numpy's "invalid value" warning is not raised
+    with np.errstate(invalid="ignore"):
+        for row in signed:  # feature order, as the compiled loop adds them
+            sums += row
     valid = bool(np.all((w >= 0.0) & (w != np.inf)))
     return _pack_bits(sums > 0.0), valid
 
