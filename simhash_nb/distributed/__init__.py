@@ -64,6 +64,8 @@ Examples
 
 from __future__ import annotations
 
+import logging as _logging
+
 try:
     import dask  # noqa: F401
     import dask.dataframe  # noqa: F401
@@ -79,6 +81,36 @@ from .fingerprint import fingerprint
 from .input import threads_per_task
 from .search import near_duplicates
 from .verified import cluster_texts, dedupe_texts, near_duplicate_texts
+
+
+class _QuietShuffles(_logging.Filter):
+    """Drops the two WARNING lines that ``distributed`` logs for every P2P shuffle that
+    starts and ends normally ("Shuffle ... initialized by task ...", "Shuffle ...
+    deactivated due to stimulus 'task-finished-...'"): the functions here shuffle once
+    or more a call (table keys, star rounds, candidates), so a basic run printed some
+    twenty of them. Every other line of that logger (restarts, failed broadcasts, ...)
+    still shows."""
+
+    QUIET = frozenset({
+        "Shuffle %s initialized by task %r executed on worker %s",
+        "Shuffle %s deactivated due to stimulus '%s'",
+    })
+
+    def filter(self, record: _logging.LogRecord) -> bool:
+        return record.msg not in self.QUIET
+
+
+def _quiet_shuffles() -> None:
+    """Install :class:`_QuietShuffles` once on the scheduler plugin's logger (a filter
+    on the logger itself, so no handler sees those records). It acts where this module
+    is imported and the scheduler runs: a ``LocalCluster`` made here, not a scheduler
+    started elsewhere (``dask scheduler``)."""
+    logger = _logging.getLogger("distributed.shuffle._scheduler_plugin")
+    if not any(type(f).__name__ == "_QuietShuffles" for f in logger.filters):  # reloads too
+        logger.addFilter(_QuietShuffles())
+
+
+_quiet_shuffles()
 
 __all__ = [
     "SimhashDaskDataFrameAccessor",
