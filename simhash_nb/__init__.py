@@ -74,6 +74,7 @@ __all__ = [
     "SearchCostWarning",
     "SimilarPairs",
     "MemoryLimitError",
+    "CorpusStore",
     "near_duplicate_shards",
     "cluster_shards",
     "dedupe_shards",

@@ -69,6 +69,13 @@ class CorpusStore:
     ``add=True``); open it later with :meth:`open`. The spec (shingles, bits) is fixed
     when it is created; a query with other options is refused.
 
+    Parameters
+    ----------
+    path : str or path
+        The store's folder.
+    manifest : dict
+        Its manifest, as :meth:`open` reads it (use :meth:`create` or :meth:`open`).
+
     Examples
     --------
     >>> import tempfile, os, pandas as pd, simhash_nb as sh
@@ -92,8 +99,15 @@ class CorpusStore:
     @classmethod
     def create(cls, path, *, bits: int = 128, tokenizer=None, ngram=None, normalize=None,
                seed=None, spec=None, params=None) -> CorpusStore:
-        """An empty store at ``path`` (a new folder) for the shingles of these options
-        (as :func:`simhash_nb.near_duplicate_texts`)."""
+        """An empty store at ``path`` (a new folder) for the shingles of these options.
+
+        Parameters
+        ----------
+        path : str or path
+            A folder that does not exist yet (or is empty).
+        bits, tokenizer, ngram, normalize, seed, spec, params
+            As in :func:`simhash_nb.near_duplicate_texts`; fixed for the store's life.
+        """
         path = Path(path)
         if path.exists() and (not path.is_dir() or any(path.iterdir())):
             raise InputError(f"{path} exists already; a new store needs a new folder")
@@ -110,7 +124,13 @@ class CorpusStore:
     @classmethod
     def open(cls, path) -> CorpusStore:
         """The store at ``path``, its manifest and files checked (format, version,
-        sizes, CRC-32)."""
+        sizes, CRC-32).
+
+        Parameters
+        ----------
+        path : str or path
+            A folder :meth:`create` made.
+        """
         path = Path(path)
         try:
             manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
@@ -139,7 +159,12 @@ class CorpusStore:
         return sum(s["rows"] for s in self.manifest["segments"])
 
     def ids(self) -> pa.Array:
-        """The stored documents' ids (their row numbers where none were given)."""
+        """The stored documents' ids (their row numbers where none were given).
+
+        Returns
+        -------
+        pyarrow.Array
+        """
         parts = [self._ids(s) for s in self.manifest["segments"]]
         return pa.chunked_array(parts).combine_chunks() if parts else pa.array([], pa.int64())
 
@@ -168,8 +193,16 @@ class CorpusStore:
         stored ones, at Jaccard ``threshold``; with ``add``, the new documents are then
         appended.
 
-        Parameters are those of :func:`simhash_nb.near_duplicate_shards`; shingle
-        options, if given, must match the store's spec.
+        Parameters
+        ----------
+        source, threshold, text_column, id_column, memory_limit, tmp_dir, recall, \
+random_state, max_pairs, n_jobs, progress
+            As in :func:`simhash_nb.near_duplicate_shards`.
+        add : bool, default False
+            Append the new documents to the store afterwards (atomically).
+        **options
+            Shingle options (``tokenizer``, ``ngram``, ...), if given: they must match
+            the store's spec.
 
         Returns
         -------
@@ -218,7 +251,13 @@ class CorpusStore:
 
     def add(self, source, *, text_column: str = "text", id_column: str | None = None,
             memory_limit=None, tmp_dir=None, n_jobs: int | None = None) -> None:
-        """Append the documents of ``source`` (no pairs are computed)."""
+        """Append the documents of ``source`` (no pairs are computed).
+
+        Parameters
+        ----------
+        source, text_column, id_column, memory_limit, tmp_dir, n_jobs
+            As in :meth:`query`.
+        """
         budget = MemoryBudget.make(memory_limit)
         with self._lock():
             self._reload()

@@ -140,6 +140,8 @@ def _bar(src, progress: bool | None):
 
 
 _SHARD_PARAMS = """
+    Parameters
+    ----------
     source : str, path, list of them, DataFrame, or iterable of DataFrames / Arrow batches
         Shards: parquet, JSON Lines or CSV files (``.gz`` for the text formats), folders
         (every such file below them, in sorted order) or glob patterns; or frames given
@@ -163,7 +165,13 @@ random_state, n_jobs, progress
 """
 
 
-def near_duplicate_shards(source, threshold: float = 0.7, **options) -> pd.DataFrame:
+def near_duplicate_shards(
+        source, threshold: float = 0.7, *, text_column: str = "text",
+        id_column: str | None = None, memory_limit=None, tmp_dir=None, recall: float = 0.99,
+        bits: int = 128, tokenizer=None, ngram: int | None = None, normalize=None,
+        seed: int | None = None, spec=None, params=None, max_pairs: int | None = None,
+        random_state: int | None = 0, n_jobs: int | None = None,
+        progress: bool | None = None) -> pd.DataFrame:
     """Every pair of rows whose texts' shingle sets reach Jaccard ``threshold``,
     verified exactly, over shards larger than memory.
     {params}
@@ -191,10 +199,16 @@ def near_duplicate_shards(source, threshold: float = 0.7, **options) -> pd.DataF
        left  right  jaccard
     0     0      2      1.0
     """
-    return run_shards(source, threshold, **options).pairs_table().to_pandas()
+    return run_shards(**locals()).pairs_table().to_pandas()
 
 
-def cluster_shards(source, threshold: float = 0.7, **options) -> pd.DataFrame:
+def cluster_shards(
+        source, threshold: float = 0.7, *, text_column: str = "text",
+        id_column: str | None = None, memory_limit=None, tmp_dir=None, recall: float = 0.99,
+        bits: int = 128, tokenizer=None, ngram: int | None = None, normalize=None,
+        seed: int | None = None, spec=None, params=None, max_pairs: int | None = None,
+        random_state: int | None = 0, n_jobs: int | None = None,
+        progress: bool | None = None) -> pd.DataFrame:
     """Clusters of rows joined by verified pairs at Jaccard ``threshold``, over shards
     larger than memory (no pair is held: see :func:`simhash_nb.cluster_texts`).
     {params}
@@ -220,11 +234,17 @@ def cluster_shards(source, threshold: float = 0.7, **options) -> pd.DataFrame:
     1  b       b
     2  c       a
     """
-    return run_shards(source, threshold, what="labels", **options).labels_table().to_pandas()
+    return run_shards(what="labels", **locals()).labels_table().to_pandas()
 
 
-def dedupe_shards(source, output=None, threshold: float = 0.7, *,
-                  keep: Literal["first", "last"] = "first", **options) -> np.ndarray:
+def dedupe_shards(
+        source, output=None, threshold: float = 0.7, *,
+        keep: Literal["first", "last"] = "first", text_column: str = "text",
+        id_column: str | None = None, memory_limit=None, tmp_dir=None, recall: float = 0.99,
+        bits: int = 128, tokenizer=None, ngram: int | None = None, normalize=None,
+        seed: int | None = None, spec=None, params=None, max_pairs: int | None = None,
+        random_state: int | None = 0, n_jobs: int | None = None,
+        progress: bool | None = None) -> np.ndarray:
     """Keep one row per cluster of :func:`cluster_shards` (rows without text stay), and
     write the kept rows of file shards to ``output``.
 
@@ -233,7 +253,9 @@ def dedupe_shards(source, output=None, threshold: float = 0.7, *,
     (its format from the extension). Nothing is written until every shard is done: the
     folder appears whole or not at all. Each input file is checked not to have changed
     since it was read.
-    {params}    keep : {{"first", "last"}}, default "first"
+    {params}    output : str or path, optional
+        Where the kept rows go (file shards only); without it, only the mask is returned.
+    keep : {{"first", "last"}}, default "first"
         Which row of each cluster stays.
 
     Returns
@@ -246,6 +268,8 @@ def dedupe_shards(source, output=None, threshold: float = 0.7, *,
     simhash_nb.io.InputError, MemoryLimitError
         As :func:`near_duplicate_shards`, or if ``output`` exists already, or an input
         file changed between the passes.
+    TypeError
+        If ``output`` is given for frames (only file shards are written).
 
     Examples
     --------
@@ -255,10 +279,12 @@ def dedupe_shards(source, output=None, threshold: float = 0.7, *,
     >>> sh.dedupe_shards(df)
     array([ True,  True, False])
     """
+    options = dict(locals())
+    del options["output"], options["keep"]
     check_keep(keep)
     if output is not None:
         check_new_output(output)
-    run = run_shards(source, threshold, what="labels", **options)
+    run = run_shards(what="labels", **options)
     mask = np.ones(run.n, dtype=bool)
     mask[run.valid] = keep_from_labels(relabel_present(run.labels, run.valid), keep)
     if output is not None:

@@ -18,7 +18,17 @@ _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*$")
 
 class MemoryLimitError(ValueError):
     """The memory limit is too small for what must be held at once (the message says
-    the least that would do)."""
+    the least that would do). A subclass of ``ValueError``.
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> try:
+    ...     sh.near_duplicate_texts(["a b c"] * 3, memory_limit=1000)
+    ... except sh.MemoryLimitError as e:
+    ...     print(str(e)[:40])
+    memory_limit=1 kB is too small for 3 doc
+    """
 
 
 def parse_size(value, name: str = "memory_limit") -> int:
