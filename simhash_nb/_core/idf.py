@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import zipfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -19,6 +20,10 @@ from .spec import FingerprintSpec
 from .text import normalize_arrow
 
 __all__ = ["IdfTable", "apply_idf"]
+
+
+_SAVED_FORMAT = "simhash_nb.IdfTable/1"
+"""The first entry of a file written by :meth:`IdfTable.save`."""
 
 
 def digest(parts: Iterable[bytes]) -> str:
@@ -47,6 +52,9 @@ class IdfTable:
         ``"jieba"`` (jieba's bundled table) or ``"fitted"``.
     n_docs : int
         Documents it was fitted on (0 for jieba's table).
+    spec : FingerprintSpec or None
+        The spec of the features it was fitted on (tokenizer, ngram, normalize, seed),
+        when known: :meth:`save` keeps it, so that a reader can check its own options.
 
     Examples
     --------
@@ -63,6 +71,7 @@ class IdfTable:
     default: float
     source: str = "fitted"
     n_docs: int = 0
+    spec: FingerprintSpec | None = None
     _tag: list = field(default_factory=list, repr=False, init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -169,6 +178,61 @@ class IdfTable:
         h, df = np.unique(hs[first], return_counts=True)
         idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
         return cls(h, idf, math.log(1.0 + n) + 1.0, "fitted", n)
+
+    def save(self, path) -> None:
+        """Write the table to ``path`` as a NumPy ``.npz`` file (no pickle).
+
+        :meth:`load` reads it back with the same :attr:`tag`, so fingerprints weighted
+        by the loaded table equal those weighted by this one.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file to write (written as given: no ``.npz`` is appended).
+
+        Examples
+        --------
+        >>> import os, tempfile, simhash_nb as sh
+        >>> table = sh.fit_idf(["a b", "a c"], tokenizer="word")
+        >>> path = os.path.join(tempfile.mkdtemp(), "idf.npz")
+        >>> table.save(path)
+        >>> IdfTable.load(path).tag == table.tag
+        True
+        """
+        with open(path, "wb") as f:
+            np.savez(f, format=np.str_(_SAVED_FORMAT), hashes=self.hashes, values=self.values,
+                     default=np.float64(self.default), source=np.str_(self.source),
+                     n_docs=np.int64(self.n_docs),
+                     spec=np.str_(self.spec.to_json() if self.spec is not None else ""))
+
+    @classmethod
+    def load(cls, path) -> IdfTable:
+        """Read a table written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or path-like
+
+        Returns
+        -------
+        IdfTable
+
+        Raises
+        ------
+        ValueError
+            If the file is not a table written by :meth:`save`.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                if str(z["format"]) != _SAVED_FORMAT:
+                    raise KeyError("format")
+                spec = str(z["spec"])
+                return cls(z["hashes"], z["values"], float(z["default"]), str(z["source"]),
+                           int(z["n_docs"]), FingerprintSpec.from_json(spec) if spec else None)
+        except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+            if isinstance(e, FileNotFoundError):
+                raise
+            raise ValueError(f"{path}: not an IDF table written by IdfTable.save") from None
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, float], default: float | None = None,

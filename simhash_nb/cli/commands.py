@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .._core.similarity import resolve_k
+from .recipe import recipe_of
 from .steps import (
     UsageError,
     batches,
@@ -20,7 +21,6 @@ from .steps import (
     command,
     fingerprint_batch,
     open_reader,
-    recipe_of,
     rewrite,
     say,
 )
@@ -88,6 +88,8 @@ def cmd_pairs(args) -> int:
     from .._frames import search_pairs
 
     _one_or_more(args)
+    if args.against and args.params:
+        raise UsageError("--params cannot be used with --against: the store's spec is used")
     recipe = recipe_of(args)
     check_output(args)
     t0 = time.perf_counter()
@@ -188,9 +190,13 @@ def _target(text: str) -> dict:
         return {"target": "f1"}
     if name in ("precision", "recall") and value:
         try:
-            return {name: float(value)}
+            number = float(value)
         except ValueError:
-            pass
+            number = None
+        if number is not None and 0 < number <= 1:
+            return {name: number}
+        if number is not None:
+            raise UsageError(f"--target {text}: {name} must be in (0, 1]")
     raise UsageError(f"--target must be f1, precision=P or recall=R, got {text!r}")
 
 
@@ -210,6 +216,8 @@ def cmd_tune(args) -> int:
             raise UsageError("an output must not be the input file")
     if args.table is not None:
         table_format(args.table)
+    if args.plot is not None:
+        _check_plot_format(args.plot)
     for path in (args.table, args.plot):
         if path is not None:
             check_folder(path)
@@ -249,6 +257,20 @@ def cmd_tune(args) -> int:
         _plot_tune(table, rec.k, args.plot)
         say(args, f"wrote {args.plot}")
     return 0
+
+
+def _check_plot_format(path: str) -> None:
+    """Refuse a --plot file type that matplotlib cannot write, before any work."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    fmt = (Path(path).suffix or ".png").lstrip(".").lower()
+    types = FigureCanvasBase.get_supported_filetypes()
+    if fmt not in types:
+        raise UsageError(f"--plot {path}: unknown image type .{fmt}; use "
+                         f"{', '.join('.' + t for t in sorted(types))}")
 
 
 def _plot_tune(table, k: int, path: str) -> None:

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .parser import build_parser
+from .settle import settle
+from .speak import flags_of, speak
 from .steps import EXIT_USAGE, PROG, UsageError
 
 # --- entry point --------------------------------------------------------------------------
@@ -45,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ' error'
     """
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         names = ", ".join(parser.commands)
@@ -52,17 +56,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     from .._core.spec import SpecMismatchError
 
-    _note_cold_cache()
+    # the core's messages name keyword arguments; this command names its flags
+    flags = flags_of(parser.subcommands[args.command], argv)
+    where = f"{PROG} {args.command}"
     try:
-        return int(args.func(args) or 0)
+        settle(args)
+        _note_cold_cache()
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_line(where, flags)
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     except (UsageError, SpecMismatchError, ValueError, TypeError, KeyError, OSError) as e:
         if getattr(args, "traceback", False):
             raise
-        print(f"{PROG} {args.command}: error: {_one_line(e)}", file=sys.stderr)
+        print(f"{where}: error: {speak(_one_line(e), flags)}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _warning_line(where: str, flags: dict):
+    """``warnings.showwarning`` for a command: one line in its words, no source line."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        print(f"{where}: warning: {speak(text, flags)}", file=file or sys.stderr)
+
+    return show
 
 
 if __name__ == "__main__":  # pragma: no cover

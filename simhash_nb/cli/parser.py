@@ -7,6 +7,8 @@ import argparse
 
 from .commands import cmd_clusters, cmd_dedupe, cmd_fingerprint, cmd_pairs, cmd_tune
 from .demo import cmd_demo
+from .fit_idf import cmd_fit_idf
+from .recipe import tokenizer_arg
 from .steps import PROG, Parser
 
 # --- options ------------------------------------------------------------------------------
@@ -25,20 +27,31 @@ def _add_io(p, out: bool = True, many: bool = False) -> None:
                        "(.parquet, .csv, .jsonl, optionally .gz for csv/jsonl)")
 
 
-def _add_text(p, fingerprints: bool = True) -> None:
+def _add_text(p, fingerprints: bool = True, fit: bool = False) -> None:
     g = p.add_argument_group("input columns")
-    g.add_argument("--column", default="text", help="column holding the text (default: text)")
+    g.add_argument("--column", default=None, help="column holding the text (default: text)")
     if fingerprints:
         g.add_argument("--fingerprints", metavar="COL", default=None,
                        help="use fingerprints already in COL (as written by 'fingerprint') "
                        "instead of fingerprinting --column")
     s = p.add_argument_group("fingerprint options (see simhash_nb.fingerprint)")
-    s.add_argument("--bits", type=int, choices=(64, 128), default=None, help="default 64")
-    s.add_argument("--tokenizer", choices=("char", "word", "jieba"), default=None,
-                   help="character n-grams (default), word n-grams, or jieba words")
+    s.add_argument("--params", default=None, metavar="FILE",
+                   help="the fingerprint spec saved in FILE (JSON of FingerprintSpec.to_json"
+                   "()), used as it is; a flag below that differs from it is refused")
+    if not fit:
+        s.add_argument("--bits", type=int, choices=(64, 128), default=None, help="default 64")
+    s.add_argument("--tokenizer", type=tokenizer_arg, default=None, metavar="NAME",
+                   help="char: character n-grams (default), word: word n-grams, jieba: "
+                   "jieba words, or MODULE:FUNCTION: a function of yours that splits a "
+                   "text into tokens (imported; the spec records it as 'callable')")
     s.add_argument("--ngram", type=int, default=None, help="n-gram length (char: 5, word: 1)")
-    s.add_argument("--weights", choices=("tf", "binary"), default=None,
-                   help="default binary (each distinct n-gram counts once)")
+    if not fit:
+        s.add_argument("--weights", choices=("tf", "binary", "tfidf"), default=None,
+                       help="default binary (each distinct n-gram counts once); tfidf needs "
+                       "--idf (jieba: jieba's table by default)")
+        s.add_argument("--idf", default=None, metavar="FILE",
+                       help="with --weights tfidf: the IDF table made by "
+                       f"'{PROG} fit-idf' with the same tokenizer options")
     s.add_argument("--normalize", default=None, metavar="STEPS",
                    help="comma-separated steps among html,nfkc,lower,punct,digits,whitespace "
                    "(default nfkc,lower,punct,whitespace; 'none' for none)")
@@ -47,7 +60,7 @@ def _add_text(p, fingerprints: bool = True) -> None:
 
 def _add_run(p) -> None:
     g = p.add_argument_group("run")
-    g.add_argument("--batch-rows", type=int, default=65536, metavar="N",
+    g.add_argument("--batch-rows", type=int, default=None, metavar="N",
                    help="rows per batch for parquet input (default 65536)")
     g.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads (default all)")
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
@@ -111,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "with the spec in the metadata; csv/jsonl: hexadecimal text).")
     _add_io(p)
     _add_text(p, fingerprints=False)
-    p.add_argument("--out-column", default="simhash", help="name of the new column "
+    p.add_argument("--out-column", default=None, help="name of the new column "
                    "(default simhash)")
     _add_run(p)
     p.set_defaults(func=cmd_fingerprint)
@@ -154,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_io(p, many=True)
     _add_k(p)
     _add_text(p)
-    p.add_argument("--cluster-column", default="cluster", metavar="NAME",
+    p.add_argument("--cluster-column", default=None, metavar="NAME",
                    help="name of the new column (default cluster)")
     p.add_argument("--id", default=None, metavar="COL",
                    help="with --threshold: identify rows by COL (checked present and "
@@ -179,8 +192,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     _add_tune(sub)
+    _add_fit_idf(sub)
     parser.commands = list(sub.choices)
+    parser.subcommands = dict(sub.choices)
     return parser
+
+
+def _add_fit_idf(sub) -> None:
+    p = sub.add_parser("fit-idf", help="fit an IDF table for --weights tfidf",
+                       description="Count in how many texts of IN each feature occurs and "
+                       "write their inverse document frequencies to OUT (.npz, as "
+                       "simhash_nb.IdfTable.save writes; rows with missing text are not "
+                       "counted). Give the same tokenizer options here as with --weights "
+                       "tfidf --idf OUT later.")
+    p.add_argument("input", metavar="IN", help="input table: .csv, .jsonl, .parquet "
+                   "(csv/jsonl may be .gz)")
+    p.add_argument("output", metavar="OUT", help="the IDF table to write (.npz)")
+    _add_text(p, fingerprints=False, fit=True)
+    _add_run(p)
+    p.set_defaults(func=cmd_fit_idf)
 
 
 def _add_tune(sub) -> None:

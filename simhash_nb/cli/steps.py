@@ -13,7 +13,6 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -33,34 +32,6 @@ class UsageError(Exception):
 
 
 # --- shared steps ------------------------------------------------------------------------
-
-
-class _Recipe(NamedTuple):
-    """A spec and the objects it stands for (see :func:`simhash_nb.features.prepare`)."""
-
-    spec: Any
-    extras: dict
-
-
-def recipe_of(args) -> _Recipe | None:
-    from .._core.tokenizers import prepare
-
-    normalize = args.normalize
-    if normalize is not None:
-        steps = [s.strip() for s in normalize.split(",") if s.strip()]
-        normalize = () if steps in ([], ["none"]) else tuple(steps)
-    options = dict(bits=args.bits, tokenizer=args.tokenizer, ngram=args.ngram,
-                   weights=args.weights, normalize=normalize, seed=args.seed)
-    if getattr(args, "fingerprints", None):
-        given = [f"--{k}" for k, v in options.items() if v is not None]
-        if given:
-            raise UsageError(f"{', '.join(given)} cannot be used with --fingerprints "
-                             "(the fingerprints are made already)")
-        return None
-    try:
-        return _Recipe(*prepare(**options))
-    except (TypeError, ValueError) as e:
-        raise UsageError(str(e)) from None
 
 
 def _bar(args, reader, desc: str):
@@ -128,7 +99,7 @@ def check_ids(ids, column: str) -> None:
     if repeated.any():
         row = int(np.argmax(repeated))
         first = int(np.argmax((values == values.iloc[row]).to_numpy()))
-        raise UsageError(f"--id {column}: row {row} repeats the id {values.iloc[row]!r} of "
+        raise UsageError(f"--id {column}: row {row} repeats the id {ids[row].as_py()!r} of "
                          f"row {first} (ids must be distinct)")
 
 
@@ -185,10 +156,10 @@ def command(func: Callable) -> Callable:
     return run
 
 
-def fingerprint_batch(batch, column: str, recipe: _Recipe, n_jobs, path: str):
+def text_of(batch, column: str, path: str):
+    """The text column of a batch, refused when it holds no text."""
     import pyarrow as pa
 
-    from .._core.fingerprint import fingerprint_texts
     from ..io import InputError
 
     col = batch.column(batch.schema.get_field_index(column))
@@ -197,6 +168,14 @@ def fingerprint_batch(batch, column: str, recipe: _Recipe, n_jobs, path: str):
     if not (pa.types.is_string(values) or pa.types.is_large_string(values)
             or pa.types.is_string_view(values) or pa.types.is_null(values)):
         raise InputError(f"{path}: column {column!r} holds {t}, not text")
+    return col
+
+
+def fingerprint_batch(batch, column: str, recipe, n_jobs, path: str):
+    """Fingerprints and validity of a batch's texts (``recipe``: see ``recipe.Recipe``)."""
+    from .._core.fingerprint import fingerprint_texts
+
+    col = text_of(batch, column, path)
     fps, _, valid = fingerprint_texts(col, recipe.spec, n_jobs, recipe.extras, False)
     return fps, np.asarray(valid, dtype=bool)
 
@@ -208,7 +187,7 @@ def _stored_fingerprints(batch, column: str, path: str):
                                    f"{path}: column {column!r}")
 
 
-def collect(args, recipe: _Recipe | None):
+def collect(args, recipe):
     """Fingerprints (and ids) of every row of IN, streamed in batches."""
     from .._frames import Prints
 
