@@ -230,7 +230,7 @@ def write_cli_help() -> None:
     columns = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "88"
     try:
-        for cmd in ["", "fingerprint", "pairs", "dedupe", "clusters", "tune", "demo"]:
+        for cmd in ["", "fingerprint", "pairs", "dedupe", "clusters", "tune", "fit-idf", "demo"]:
             out = io.StringIO()
             argv, sys.argv = sys.argv, ["simhash-nb", *([cmd] if cmd else []), "--help"]
             try:

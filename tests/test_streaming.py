@@ -250,7 +250,7 @@ def test_cli_streams_several_inputs(corpus, tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["-k", "5"], "-k cannot be used with --threshold"),
     (["--similarity", "0.8"], "--similarity cannot be used with --threshold"),
-    (["--memory-limit", "lots"], "memory_limit must be a size"),
+    (["--memory-limit", "lots"], "--memory-limit must be a size"),
     (["--tmp-dir", "/no/such/dir"], "--tmp-dir /no/such/dir: no such folder"),
 ])
 def test_cli_refuses_what_it_would_ignore(corpus, tmp_path, capsys, argv, message):

@@ -3,9 +3,13 @@
 Commands
 --------
 ``fingerprint IN OUT``  add a fingerprint column to every row
-``pairs IN OUT``        every pair of rows within ``k`` bits: ``left``, ``right``, ``distance``
-``dedupe IN OUT``       the rows left after dropping near duplicates
-``clusters IN OUT``     every row with the label of its near-duplicate cluster
+``pairs IN... OUT``     every pair of rows within ``k`` bits: ``left``, ``right``, ``distance``;
+                        with ``--threshold J``, every pair with shingle Jaccard >= J,
+                        verified, streamed over shards within ``--memory-limit``
+                        (``--save`` / ``--against`` a corpus store)
+``dedupe IN... OUT``    the rows left after dropping near duplicates
+``clusters IN... OUT``  every row with the label of its near-duplicate cluster
+``fit-idf IN OUT``      an IDF table for ``--weights tfidf --idf OUT``
 ``demo``                the whole job on bundled sample corpora
 ``tune IN``             precision/recall per threshold against labels (when available)
 

@@ -23,7 +23,7 @@ def check_threshold_args(args) -> None:
                                  if args.command != "pairs" else None))
                  if v is not None]
         if extra:
-            raise UsageError(f"{', '.join(extra)} apply to the verified road: add "
+            raise UsageError(f"{', '.join(extra)} apply only to the verified road: add "
                              "--threshold J")
         if len(args.inputs) > 1:
             raise UsageError("several inputs need --threshold J (the verified road streams "
