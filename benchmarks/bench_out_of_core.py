@@ -333,6 +333,7 @@ def _incremental(folder: Path, work: Path, args, full: dict) -> dict:
     if res["status"] == "ok":
         both = np.vstack([read_pairs(work / "first.parquet"), read_pairs(work / "new.parquet")])
         res.update(score(both, ooc_corpus.truth_pairs(folder)))
+        res.pop("pairs_file", None)  # scored here, as first + new: not again on new alone
         if full.get("status") == "ok":
             res["share_of_full_run"] = res["wall_s"] / full["wall_s"]
             res["agreement_with_full_run"] = agreement(both, read_pairs(full["pairs_file"]))

@@ -10,7 +10,9 @@ Stages, as in datatrove's ``examples/minhash_deduplication.py``, each a
    64-bit xxhash, ``--lsh-bands`` buckets x ``--lsh-rows`` hashes.
 2. ``MinhashDedupBuckets``: one task a bucket; sorted signatures merged, matches written.
 3. ``MinhashDedupCluster``: union-find over the matches, the ids to remove.
-4. ``ParquetReader`` + ``MinhashDedupFilter`` + ``ParquetWriter``: the kept documents.
+4. ``ParquetReader`` + ``MinhashDedupFilter`` + ``JsonlWriter``: the kept documents
+   (its ``ParquetWriter`` fails on our shards past one batch: "child 0, file_path: string",
+   a metadata struct whose schema differs between batches).
 
 Pairs: datatrove has no pair output. Within one bucket, documents with equal band
 signatures come out as a chain of matches (a-b, b-c, ...); each chain is one group of
@@ -76,7 +78,7 @@ def ooc_datatrove(a):
         MinhashDedupSignature,
     )
     from datatrove.pipeline.readers import ParquetReader
-    from datatrove.pipeline.writers import ParquetWriter
+    from datatrove.pipeline.writers import JsonlWriter
     from datatrove.utils.hashing import HashConfig
 
     kind, n = parse_shingles(a.shingles)
@@ -117,7 +119,7 @@ def ooc_datatrove(a):
         t = time.perf_counter()
         LocalPipelineExecutor(
             [reader(), MinhashDedupFilter(input_folder=f"{tmp}/remove_ids"),
-             ParquetWriter(output_folder=f"{tmp}/deduplicated")],
+             JsonlWriter(output_folder=f"{tmp}/deduplicated")],
             tasks=len(files), logging_dir=f"{tmp}/logs/filter", **ex).run()
         stage_s["filter"] = time.perf_counter() - t
 
@@ -146,7 +148,7 @@ def ooc_datatrove(a):
             f"hashes_per_bucket={a.lsh_rows}, HashConfig(precision=64)); LocalPipelineExecutor"
             f"(workers={a.workers}) x 4 stages: ParquetReader + MinhashDedupSignature, "
             "MinhashDedupBuckets, MinhashDedupCluster, ParquetReader + MinhashDedupFilter + "
-            "ParquetWriter"
+            "JsonlWriter"
         ),
         timed_path=(
             "the four stages (stage_s), on disk in a temporary folder; pairs_s: reading the "

@@ -48,7 +48,7 @@ PYARROW_PIN="pyarrow==18.1.0"       # parquet shards (bench_out_of_core); works 
 # datatrove's own venv (datatrove 0.10.1 requires numpy >= 2.0)
 DT_VENV="$PEERS/datatrove-venv"
 DT_PINS=("datatrove==0.10.1" "numpy==2.4.6" "pyarrow==26.0.1" "spacy==3.8.18" "xxhash==3.8.2" "regex==2026.11.19"
-         "tokenizers==0.23.3")  # regex, tokenizers: imported by datatrove.pipeline.dedup
+         "tokenizers==0.23.3" "orjson==3.13.0")  # regex, tokenizers: imported by datatrove.pipeline.dedup; orjson: its JsonlWriter
 BUILD_PINS=("pybind11==2.13.6" "setuptools==75.8.0" "wheel==0.45.1")
 
 mkdir -p "$PEERS" "$LIB"

@@ -81,7 +81,9 @@ class ShingleStore:
         self.tmp_dir = tmp_dir
         self.folder: str | None = None if folder is None else str(folder)
         self._own_folder = folder is None
-        self._chunks: list[np.ndarray] = []
+        self._chunks: list[np.ndarray] = []  # in memory: each batch's hashes, not copied
+        self._chunk_docs: list[int] = []  # documents of each chunk
+        self._parts: list[tuple[int, np.ndarray, np.ndarray]] = []  # sealed chunks
         self._held = 0
         self._ends: list[np.ndarray] = []
         self.total = 0
@@ -112,8 +114,13 @@ class ShingleStore:
         if self._file is not None:
             self._write(np.ascontiguousarray(used, dtype=np.uint64).data)
         else:
-            self._chunks.append(np.array(used, dtype=np.uint64))  # a copy: not the buffer
-            self._held += used.nbytes
+            owner = used if used.base is None else used.base
+            size = getattr(owner, "nbytes", used.nbytes)
+            if size > 1.5 * used.nbytes:  # a view would hold a much larger buffer
+                used, size = used.copy(), used.nbytes
+            self._chunks.append(used)
+            self._chunk_docs.append(int(self._ends[-1].shape[0]))
+            self._held += size
 
     def _spill(self) -> None:
         if self._own_folder:
@@ -121,8 +128,8 @@ class ShingleStore:
             self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, True)
         self._file = open_spill(os.path.join(self.folder, SHINGLES))
         for chunk in self._chunks:
-            self._write(chunk.data)
-        self._chunks, self._held = [], 0
+            self._write(np.ascontiguousarray(chunk).data)
+        self._chunks, self._chunk_docs, self._held = [], [], 0
 
     def _write(self, data) -> None:
         try:
@@ -137,10 +144,17 @@ class ShingleStore:
         self.offsets = np.concatenate([np.zeros(1, np.int64), *self._ends])
         self._ends = []
         self.n_features = np.diff(self.offsets)
-        if self._file is None:
-            self.hashes = (np.concatenate(self._chunks) if self._chunks
-                           else np.empty(0, np.uint64))
-            self._chunks = []
+        if self._file is None:  # the batches' arrays stay as they are: no copy
+            start = 0
+            for chunk, docs in zip(self._chunks, self._chunk_docs, strict=True):
+                local = self.offsets[start:start + docs + 1] - self.offsets[start]
+                self._parts.append((start, local, chunk))
+                start += docs
+            if len(self._parts) == 1:
+                self.hashes = self._parts[0][2]
+            elif not self._parts:
+                self.hashes = np.empty(0, np.uint64)
+            self._chunks, self._chunk_docs = [], []
             return
         path = self._file.name
         self._file.close()
@@ -186,7 +200,13 @@ class ShingleStore:
         indptr = np.zeros(docs.shape[0] + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
         if not self.spilled:
-            return indptr, self.hashes[_ranges(self.offsets[docs], counts)]
+            if self.hashes is not None:
+                return indptr, self.hashes[_ranges(self.offsets[docs], counts)]
+            out = []
+            for start, local, hashes in self._parts:
+                mine = docs[(docs >= start) & (docs < start + local.shape[0] - 1)] - start
+                out.append(hashes[_ranges(local[mine], np.diff(local)[mine])])
+            return indptr, np.concatenate(out)
         out = np.empty(int(indptr[-1]), dtype=np.uint64)
         keep = counts > 0
         if out.shape[0]:
@@ -214,13 +234,40 @@ class ShingleStore:
         """Exact Jaccard similarity of each pair ``(i, j)``; pairs below ``threshold``
         may stop early and get any value below it."""
         out = np.empty(i.shape[0], dtype=np.float64)
+        if not self.spilled:
+            if self.hashes is not None:
+                return _jk.pair_similarities_above(self.offsets, self.hashes, i, j,
+                                                   threshold, out)
+            return self._across_parts(i, j, threshold, out)
+        order = np.argsort(i, kind="stable")  # a block's pairs share documents
+        i, j = i[order], j[order]
+        got = np.empty_like(out)
         for s in self._blocks(i, j):
-            if self.spilled:
-                indptr, hashes, li, lj = self._local(i[s], j[s])
-                _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, out[s])
+            indptr, hashes, li, lj = self._local(i[s], j[s])
+            _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, got[s])
+        out[order] = got
+        return out
+
+    def _across_parts(self, i, j, threshold: float, out: np.ndarray) -> np.ndarray:
+        """:meth:`similarities` over batches held apart: the pairs grouped by the two
+        batches of their documents, each group compared in place."""
+        starts = np.array([p[0] for p in self._parts], dtype=np.int64)
+        ci = np.searchsorted(starts, i, "right") - 1
+        cj = np.searchsorted(starts, j, "right") - 1
+        key = ci * len(self._parts) + cj
+        order = np.argsort(key, kind="stable")
+        bounds = np.flatnonzero(np.diff(key[order])) + 1
+        for idx in np.split(order, bounds):
+            if idx.shape[0] == 0:
+                continue
+            (a0, oa, ha), (b0, ob, hb) = self._parts[ci[idx[0]]], self._parts[cj[idx[0]]]
+            got = np.empty(idx.shape[0], dtype=np.float64)
+            if a0 == b0:
+                _jk.pair_similarities_above(oa, ha, i[idx] - a0, j[idx] - b0, threshold, got)
             else:
-                _jk.pair_similarities_above(self.offsets, self.hashes, i[s], j[s],
-                                            threshold, out[s])
+                _jk.cross_similarities_above(oa, ha, ob, hb, i[idx] - a0, j[idx] - b0,
+                                             threshold, got)
+            out[idx] = got
         return out
 
     def similarities_with(self, other: ShingleStore, i: np.ndarray, j: np.ndarray,
@@ -228,7 +275,7 @@ class ShingleStore:
         """:meth:`similarities` of documents ``i`` of this store and ``j`` of ``other``."""
         out = np.empty(i.shape[0], dtype=np.float64)
         for s in self._blocks(i, j, other):
-            if self.spilled or other.spilled:
+            if self.spilled or other.spilled or self.hashes is None or other.hashes is None:
                 indptr, hashes, li, lj = self._local(i[s], j[s], other)
                 _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, out[s])
             else:
@@ -240,6 +287,8 @@ class ShingleStore:
                  threshold: float) -> np.ndarray:
         """Whether each listed pair ``(i[todo], j[todo])`` reaches ``threshold``."""
         ok = np.empty(todo.shape[0], dtype=np.bool_)
+        if not self.spilled and self.hashes is None:  # batches held apart
+            return self.similarities(i[todo], j[todo], threshold) >= threshold
         for s in self._blocks(i[todo], j[todo]):
             if self.spilled:
                 indptr, hashes, li, lj = self._local(i[todo[s]], j[todo[s]])
@@ -254,6 +303,7 @@ class ShingleStore:
     def close(self) -> None:
         """Drop the hashes and remove the temporary folder."""
         self.hashes = None
+        self._chunks, self._parts = [], []
         if self._file is not None:
             self._file.close()
             self._file = None
