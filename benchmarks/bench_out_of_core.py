@@ -297,7 +297,7 @@ def run_size(n: int, args, peers: list[str], support) -> dict:
             if name == "datatrove" and n > args.datatrove_max_n:
                 runs[name] = {"status": f"skipped: above --datatrove-max-n "
                                         f"{args.datatrove_max_n:,} (its run grows about "
-                                        "linearly: 282 s at 200k here)"}
+                                        "linearly with the documents)"}
             else:
                 runs[name] = run_peer(name, shards, work / "peers", args.timeout)
             _say(name, runs[name])

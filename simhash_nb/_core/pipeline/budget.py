@@ -102,7 +102,7 @@ class MemoryBudget:
     ``limit`` is the whole process's peak; ``base`` is what the process already held
     when the run began (the interpreter, the libraries, the caller's data). What is left
     goes to: a batch of texts being shingled (about ten bytes of working memory a byte
-    of text), the shingles held in memory (beyond them, in a temporary file), the
+    of text), the shingles held in memory (half; beyond them, in a temporary file), the
     pages of that file touched while verifying a block of candidates, and what every
     document costs through the search (fingerprints, offsets, search tables: see
     :meth:`per_document`).
@@ -111,7 +111,7 @@ class MemoryBudget:
     --------
     >>> b = MemoryBudget.make("1GB", base=200_000_000)
     >>> b.free, b.batch_text_bytes, b.shingle_bytes
-    (737500000, 7375000, 184375000)
+    (737500000, 7375000, 368750000)
     """
 
     limit: int
@@ -145,8 +145,10 @@ class MemoryBudget:
 
     @property
     def shingle_bytes(self) -> int:
-        """Shingles held in memory before they go to a temporary file."""
-        return self.free // 4
+        """Shingles held in memory before they go to a temporary file: half of what is
+        free (verifying from the file costs a read of each candidate's documents, far
+        slower than comparing them in place)."""
+        return self.free // 2
 
     @property
     def verify_bytes(self) -> int:
