@@ -231,6 +231,7 @@ def test_clusters_and_dedupe_match_single_machine(client, bits, k, keeps):
         np.testing.assert_array_equal(kept.index.to_numpy() // 2, np.flatnonzero(mask))
 
 
+@pytest.mark.filterwarnings("ignore::simhash_nb.ChainingWarning")  # chains on purpose
 def test_long_chain_across_partitions_converges(client):
     # 1-bit steps: one cluster whose pairs sit in different partitions and tables
     rng = np.random.default_rng(3)
@@ -258,6 +259,7 @@ def test_dataframe_dedupe_keeps_columns_and_missing_rows(client):
     assert D.clusters(raw, 0, tokenizer="word").compute().tolist() == ref.tolist()
 
 
+@pytest.mark.filterwarnings("ignore::simhash_nb.ChainingWarning")  # chains on purpose
 def test_clusters_out_column_with_repeated_labels_and_unknown_divisions(client):
     # like dd.read_parquet: every partition has its own RangeIndex, divisions unknown
     fps = _planted(120, 64, seed=5)

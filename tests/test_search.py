@@ -245,6 +245,7 @@ def count_refinements(monkeypatch) -> list:
     return calls
 
 
+@pytest.mark.filterwarnings("ignore::simhash_nb.ChainingWarning")  # chains on purpose
 @pytest.mark.parametrize("bits, k", [(64, 1), (64, 3), (64, 5), (128, 3), (128, 6)])
 def test_big_runs_are_refined(bits, k, monkeypatch):
     rng = np.random.default_rng(30 + k)
