@@ -2,15 +2,14 @@
 
 Layout
 ------
-Fingerprints, ids and a live flag are kept in *slots* (insertion order). Slots are
-covered by *runs*, contiguous slot ranges each with its own permutation tables (sorted
-words, see :mod:`simhash_nb._kernels.tables`) and its ids sorted for lookup. An
-``add`` makes a new run from the batch and merges it into the previous run while that
-one is at most ``config["index_merge_factor"]`` times larger (size tiers, as in an LSM
-tree), so each fingerprint is re-sorted ``O(log n)`` times over the life of the index
-and an add never rebuilds everything. ``remove`` clears the live flag; when more than
-``config["index_compact_fraction"]`` of the slots are dead the index is rebuilt from the
-live ones.
+Fingerprints, ids and a live flag are kept in *slots* (insertion order). Slots are covered by
+*runs*, contiguous slot ranges each with its own permutation tables (sorted words, see
+:mod:`simhash_nb._kernels.tables`) and its ids sorted for lookup. An ``add`` makes a new run
+from the batch and merges it into the previous run while that one is at most
+``config["index_merge_factor"]`` times larger (size tiers, as in an LSM tree), so each
+fingerprint is re-sorted ``O(log n)`` times over the life of the index and an add never rebuilds
+everything. ``remove`` clears the live flag; when more than ``config["index_compact_fraction"]``
+of the slots are dead the index is rebuilt from the live ones.
 
 File format (version 1)
 -----------------------
@@ -25,10 +24,10 @@ An uncompressed ``.npz`` (zip) archive, read with ``allow_pickle=False``, holdin
 ``ids``
     ``<i8`` array, shape ``(count,)``.
 
-``sha256`` is the SHA-256 of the canonical JSON of the header without the ``sha256``
-field, followed by the bytes of ``fingerprints`` and ``ids``: a truncated or altered
-file fails to load with a ``ValueError``. Only live entries are written; the tables are
-rebuilt on load (a radix sort per table).
+``sha256`` is the SHA-256 of the canonical JSON of the header without the ``sha256`` field,
+followed by the bytes of ``fingerprints`` and ``ids``: a truncated or altered file fails to load
+with a ``ValueError``. Only live entries are written; the tables are rebuilt on load (a radix
+sort per table).
 """
 
 from __future__ import annotations
@@ -121,13 +120,10 @@ class SimhashIndex:
     write), so a concurrent query never sees a half-merged run or a half-removed
     batch.
 
-    Memory is about ``8 * (words + 2 + tables)`` bytes per fingerprint. The exact
-    tables multiply with ``k``: at a million 64-bit fingerprints, 10 tables for
-    ``k = 3`` but 1,820 (15 KB a fingerprint) for the default ``k = 12``, where
-    ``recall=0.99`` needs 93 (see :func:`simhash_nb.table_design`). An index of many
-    fingerprints at the default ``k`` wants ``recall=0.99``, or a smaller ``k`` when
-    only close matches matter. See the module documentation for the layout and the
-    file format.
+    Memory: ``8 * (words + 2 + tables)`` bytes per fingerprint. At a million 64-bit
+    fingerprints the exact tables number 10 at ``k = 3``, 1,820 at the default 12
+    (``recall=0.99``: 93; see :func:`simhash_nb.table_design`). Layout and file format:
+    the module documentation.
 
     Examples
     --------
