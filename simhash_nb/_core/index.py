@@ -19,15 +19,13 @@ An uncompressed ``.npz`` (zip) archive, read with ``allow_pickle=False``, holdin
     UTF-8 JSON as a ``uint8`` array: ``{"format": "simhash_nb.SimhashIndex",
     "version": 1, "k", "bits", "blocks", "next_id", "count", "spec"`` (the
     :class:`~simhash_nb.FingerprintSpec` as a dict, or null)``, "sha256"}``.
-``fingerprints``
-    ``<u8`` array, shape ``(count, bits // 64)`` (low word first).
-``ids``
-    ``<i8`` array, shape ``(count,)``.
 
-``sha256`` is the SHA-256 of the canonical JSON of the header without the ``sha256`` field,
-followed by the bytes of ``fingerprints`` and ``ids``: a truncated or altered file fails to load
-with a ``ValueError``. Only live entries are written; the tables are rebuilt on load (a radix
-sort per table).
+``fingerprints`` (``<u8``, shape ``(count, bits // 64)``, low word first) and ``ids``
+(``<i8``, shape ``(count,)``).
+
+``sha256``: of the header's canonical JSON without it, then the bytes of ``fingerprints``
+and ``ids``; a truncated or altered file fails to load (``ValueError``). Only live entries
+are written; the tables are rebuilt on load (a radix sort per table).
 """
 
 from __future__ import annotations
@@ -102,8 +100,8 @@ class SimhashIndex:
     recall : float, optional
         Use sampled tables (bit-sampling LSH) that find a match at distance ``k`` with
         probability at least ``recall`` (closer ones more often), as in
-        :func:`simhash_nb.near_duplicates`: far fewer tables than the exact pigeonhole
-        at large ``k`` (memory is 8 bytes per fingerprint per table).
+        :func:`simhash_nb.near_duplicates`: far fewer tables than the exact pigeonhole at
+        large ``k`` (memory is 8 bytes per fingerprint per table).
     random_state : int or None, default 0
         Seed of the sampled tables.
     n_jobs : int, optional
@@ -111,14 +109,13 @@ class SimhashIndex:
 
     Notes
     -----
-    Thread safety: any number of threads may call :meth:`query`, :meth:`save`,
-    ``len``, ``in``, :attr:`ids` and :attr:`fingerprints` while one or more others call
-    :meth:`add` and :meth:`remove`. Readers never block: each call works on the
-    version of the index that was current when it started, and sees every batch
-    added or removed before that, and none of one still in progress. Writers are
-    serialised by a lock, and each publishes its batch as one atomic swap (copy on
-    write), so a concurrent query never sees a half-merged run or a half-removed
-    batch.
+    Thread safety: any number of threads may call :meth:`query`, :meth:`save`, ``len``,
+    ``in``, :attr:`ids` and :attr:`fingerprints` while one or more others call :meth:`add`
+    and :meth:`remove`. Readers never block: each call works on the version of the index
+    that was current when it started, and sees every batch added or removed before that, and
+    none of one still in progress. Writers are serialised by a lock, and each publishes its
+    batch as one atomic swap (copy on write), so a concurrent query never sees a half-merged
+    run or a half-removed batch.
 
     Memory: ``8 * (words + 2 + tables)`` bytes per fingerprint. At a million 64-bit
     fingerprints the exact tables number 10 at ``k = 3``, 1,820 at the default 12
