@@ -234,3 +234,16 @@ def test_function_code_fits_on_a_screen():
             if lines > 80 and f"{mod}:{node.name}" not in LONG_FUNCTIONS_ALLOWED:
                 bad.append(f"{mod}:{node.name} ({lines} lines of code)")
     assert not bad, bad
+
+
+def test_docstring_slots_are_filled_and_misspelt_slots_fail():
+    from simhash_nb._core.docstrings import fill_docstring
+
+    assert fill_docstring("a\n    {{x}}\n", {"x": "x : int\n    X."}) == "a\n    x : int\n        X.\n"
+    with pytest.raises(KeyError, match="nope"):
+        fill_docstring("    {{nope}}\n", {})
+    import simhash_nb as sh
+
+    for name in sh.__all__:
+        doc = getattr(getattr(sh, name), "__doc__", None) or ""
+        assert "{{" not in doc, name
