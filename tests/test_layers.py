@@ -15,6 +15,8 @@ import ast
 import sys
 from pathlib import Path
 
+import pytest
+
 PKG = Path(__file__).resolve().parents[1] / "simhash_nb"
 FACES = {"accessors", "sklearn", "plotting", "datasets", "io", "cli", "distributed", "_frames",
          "jieba_features", "__main__"}
