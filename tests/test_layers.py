@@ -241,7 +241,8 @@ def test_function_code_fits_on_a_screen():
 def test_docstring_slots_are_filled_and_misspelt_slots_fail():
     from simhash_nb._core.docstrings import fill_docstring
 
-    assert fill_docstring("a\n    {{x}}\n", {"x": "x : int\n    X."}) == "a\n    x : int\n        X.\n"
+    filled = fill_docstring("a\n    {{x}}\n", {"x": "x : int\n    X."})
+    assert filled == "a\n    x : int\n        X.\n"
     with pytest.raises(KeyError, match="nope"):
         fill_docstring("    {{nope}}\n", {})
     import simhash_nb as sh
