@@ -6,16 +6,19 @@ from typing import Any
 
 import numpy as np
 
+from ..docstrings import shared_docs
 from ..pairs import Pairs
 from ..parallel import threads
 from ..validation import as_fingerprints, as_words, bits_of, same_width
 from .dense import dense_waves
+from .docs import SEARCH_DOCS
 from .engine import design_family, pair_order, search_distinct, sorted_pairs, too_many
 from .groups import expand_pairs, group_identical, identical_rows, threads_for
 from .layout import Work
 from .options import SearchOptions
 
 
+@shared_docs(**SEARCH_DOCS)
 def near_duplicates(
     fps: Any,
     k: int | None = None,
@@ -46,36 +49,12 @@ def near_duplicates(
     ----------
     fps : ndarray of uint64, shape (n,) or (n, 2)
         64-bit or 128-bit fingerprints (128-bit: low word first).
-    k : int, optional
-        Largest Hamming distance reported (inclusive), ``0 <= k < bits``. By default
-        derived from ``similarity``.
-    similarity : float, optional
-        Instead of ``k``: the shingle-set Jaccard similarity to find, through the angle
-        relation (:func:`~simhash_nb.k_for_similarity`); default
-        ``config["default_similarity"]`` = 0.7, i.e. k = 12 at 64 bits, 25 at 128.
-    recall : float, optional
-        Accept an approximate search that finds a pair at distance ``k`` with at least
-        this probability, ``0 < recall <= 1`` (None or 1: exact).
-    method : {"auto", "tables", "dense", "sampling", "brute"}, default "auto"
-        Force a search method (see :class:`TableDesign`); ``"brute"`` compares all
-        pairs, as the reference :func:`simhash_nb.pairs_within` does.
-    blocks : int, optional
-        Number of pigeonhole blocks ``b`` (``k < b <= bits``), giving ``C(b, k)``
-        tables. By default chosen by :func:`table_design`.
+    {{search_k}}
+    {{search_method}}
     against : ndarray of uint64, optional
         A second set: report pairs ``(i, j)`` with ``i`` a row of ``fps`` and ``j`` a
         row of ``against`` (no pairs inside either set).
-    max_pairs : int, optional
-        Refuse to return more pairs than this (default ``config["max_pairs"]``). The
-        pairs are counted before any is materialised; a group of ``m`` identical
-        fingerprints alone makes ``m (m - 1) / 2``.
-    random_state : int or None, default 0
-        Seed of the sampled tables (``recall < 1``): the same seed gives the same pairs.
-    progress : bool, optional
-        A progress bar over the tables (default: for searches modelled to take over
-        ``config["search_progress_seconds"]``, when stderr is a terminal).
-    n_jobs : int, optional
-        Threads (default: Numba's setting; -1 all).
+    {{search_run}}
 
     Returns
     -------
@@ -83,33 +62,11 @@ def near_duplicates(
         ``i``, ``j`` (int64 rows; ``i < j`` in a self-join) and ``distance`` (uint8),
         sorted by ``(i, j)``.
 
-    Raises
-    ------
-    TooManyPairsError
-        If there would be more than ``max_pairs`` pairs (a ``ValueError``), or ``k`` is
-        so large that random fingerprints alone would exceed it.
-    ValueError
-        If ``k`` and ``similarity`` are both given, an option is out of range, or there
-        are ``2**32`` fingerprints or more.
-
-    Warns
-    -----
-    SearchCostWarning
-        When the modelled time exceeds ``config["search_warn_seconds"]``, with a
-        cheaper alternative.
+    {{search_raises}}
 
     Notes
     -----
-    Packed tables are parallel radix sorts of 64-bit words holding the key, a few bits
-    from outside the key (which reject most candidates without reading the
-    fingerprints) and the row. Runs of rows sharing a key with more than
-    ``config["search_big_run_pairs"]`` candidate pairs are searched again with tables
-    over the bits that vary inside them. Dense tables sort ``(hash, row, fingerprint)``
-    entries and verify the pairs of a run by streaming popcounts, which vectorise: they
-    make the ``C(b, k)`` tables of large ``k`` affordable, and serve the sampled
-    tables. Extra memory is about 16 bytes per fingerprint per concurrent packed
-    table, ``16 + 16 * words`` per dense one (``config["search_memory_bytes"]`` caps
-    it), plus 17 bytes per pair returned.
+    {{search_notes}}
 
     See Also
     --------
@@ -130,9 +87,16 @@ def near_duplicates(
     3
     """
     a = as_fingerprints(fps, "fps")
-    bits = bits_of(a)
-    opts = SearchOptions.make(bits, k, similarity, recall, method, blocks, random_state,
+    opts = SearchOptions.make(bits_of(a), k, similarity, recall, method, blocks, random_state,
                               max_pairs, progress)
+    a, b = _checked_sets(a, against)
+    with threads(n_jobs), threads_for(a.shape[0] + (0 if b is None else b.shape[0])):
+        return self_join(a, opts) if b is None else _cross_join(a, b, opts)
+
+
+def _checked_sets(a, against) -> tuple[np.ndarray, np.ndarray | None]:
+    """Checked fingerprints ``a`` and ``against`` (or None) as ``uint64[n, words]`` of
+    one width, fewer than ``2**32`` rows in all."""
     b = None
     if against is not None:
         b = as_fingerprints(against, "against")
@@ -140,11 +104,7 @@ def near_duplicates(
     a2 = as_words(a)
     if b is None and a2.shape[0] >= 2**32 or b is not None and a2.shape[0] + b.shape[0] >= 2**32:
         raise ValueError("near_duplicates handles fewer than 2**32 fingerprints at a time")
-    rows = a2.shape[0] + (0 if b is None else b.shape[0])
-    with threads(n_jobs), threads_for(rows):
-        if b is None:
-            return self_join(a2, opts)
-        return _cross_join(a2, as_words(b), opts)
+    return a2, None if b is None else as_words(b)
 
 
 def self_join(a, opts: SearchOptions) -> Pairs:

@@ -3,6 +3,8 @@ without sorting the stored rows (see :mod:`simhash_nb._kernels.cross_tables`).""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numba
 import numpy as np
 
@@ -51,12 +53,10 @@ def cross_waves(new_words: np.ndarray, stored_words: np.ndarray, family: TableFa
     are scanned in place, in parallel chunks, each looking up the new rows with its
     key: the cost is linear in the stored rows, with no sort of them. Each pair comes
     once over all tables, from its owner: the first table of the family whose key it
-    matches (the block rule for pigeonhole families), as in
-    :func:`~simhash_nb._core.search.dense.dense_waves`. The pairs are exactly the key
-    matches within ``k`` (pairs sharing a hash but not a key are rejected), so their
-    set is that of ``dense_waves`` over the concatenated rows with ``n_left =
-    len(new_words)``, and of ``candidate_waves(new, opts, against=stored)`` for the
-    same family.
+    matches (the block rule for pigeonhole families). The pairs are exactly the key
+    matches within ``k``: the set of :func:`~simhash_nb._core.search.dense.dense_waves`
+    over the concatenated rows with ``n_left = len(new_words)``, and of
+    ``candidate_waves(new, opts, against=stored)`` for the same family.
 
     Parameters
     ----------
@@ -76,24 +76,18 @@ def cross_waves(new_words: np.ndarray, stored_words: np.ndarray, family: TableFa
 
     Yields
     ------
-    i : ndarray of int64
-        Rows of ``new_words``.
-    j : ndarray of int64
-        Rows of ``stored_words``.
-    d : ndarray of uint8
-        Their distances. Tables without pairs yield nothing.
+    i, j, d : ndarray of int64, int64, uint8
+        Rows of ``new_words``, rows of ``stored_words``, their distances. Tables
+        without pairs yield nothing.
 
     Notes
     -----
     Cost per table: one pass over the stored rows (a hash, an in-cache ordering of
-    batches of 16k rows by hash, a lookup) plus the tests of their candidates,
-    about ``m / 2**key_bits`` new rows each, eight a step. With short keys against many
-    new rows that second part dominates: 1M stored and 100k new 128-bit rows, 12
-    sampled bits (24 candidates a stored row), measured about as costly per table as
-    the dense search over the 1.1M rows, whose radix sort costs about what the lookups
-    cost and whose run scan tests the same candidates more cheaply (one new row against
-    a run of stored rows). It gains where the candidates a stored row are few (1k new
-    rows: about a third of the dense search's time per table).
+    batches of 16k rows by hash, a lookup) plus the tests of their candidates, about
+    ``m / 2**key_bits`` new rows each, eight a step. With short keys against many new
+    rows the second part dominates (1M stored, 100k new 128-bit rows, 12 sampled bits:
+    about the dense search's cost per table); with few candidates a stored row it gains
+    (1k new rows: about a third of the dense search's time per table).
 
     Examples
     --------
@@ -105,44 +99,22 @@ def cross_waves(new_words: np.ndarray, stored_words: np.ndarray, family: TableFa
     >>> sorted((int(i), int(j), int(d)) for w in waves for i, j, d in zip(*w))
     [(0, 0, 1), (0, 1, 0), (0, 2, 1)]
     """
-    new = np.ascontiguousarray(new_words, dtype=np.uint64)
-    stored = np.ascontiguousarray(stored_words, dtype=np.uint64)
-    if new.ndim != 2 or stored.ndim != 2 or new.shape[1] != stored.shape[1] or (
-            new.shape[1] not in (1, 2)):
-        raise ValueError("new_words and stored_words must be uint64[n, words] alike, words 1 or 2")
-    m, words = new.shape
-    n = stored.shape[0]
-    if max(m, n) >= 2**31:
-        raise ValueError("cross_waves handles fewer than 2**31 rows a side")
-    n_tables = family.n_tables
-    if m == 0 or n == 0 or n_tables == 0:
+    new, stored = _checked_rows(new_words, stored_words)
+    m, n = new.shape[0], stored.shape[0]
+    if m == 0 or n == 0 or family.n_tables == 0:
         return
-    masks = np.ascontiguousarray(family.masks, dtype=np.uint64)
-    mults = np.ascontiguousarray(family.mults, dtype=np.uint64)
-    key_bits = int(max(bin(int(a)).count("1") + bin(int(b)).count("1") for a, b in masks))
-    hash_bits = hash_bits_for(m, key_bits)
-    steps = steps_for(m, key_bits, hash_bits)
-    width = wave_width(m, words, hash_bits, n_tables, memory_bytes)
+    plan = _CrossPlan.make(new, family, k, memory_bytes)
     threads = numba.get_num_threads()
-    mw0 = np.zeros(n_tables + _ck.PAD, dtype=np.uint64)  # word-major, padded (owner rule)
-    mw1 = np.zeros(n_tables + _ck.PAD, dtype=np.uint64)
-    mw0[:n_tables] = masks[:, 0]
-    mw1[:n_tables] = masks[:, 1]
-    block_masks = np.ascontiguousarray(family.block_masks, dtype=np.uint64)
-    sels = np.ascontiguousarray(family.sels, dtype=np.int64)
-    rows = np.empty((width, m), dtype=np.uint32)
-    v = np.zeros((width, words, m + _ck.PAD), dtype=np.uint64)
-    starts = np.empty((width, (1 << hash_bits) + 1), dtype=np.int32)
     cap = int(config["pairs_initial_capacity"])
-    for start in range(0, n_tables, width):
-        tables = np.arange(start, min(start + width, n_tables), dtype=np.int64)
+    for start in range(0, family.n_tables, plan.width):
+        tables = np.arange(start, min(start + plan.width, family.n_tables), dtype=np.int64)
         w_n = tables.shape[0]
         # chunks: four tasks a thread over the wave, of at least _MIN_CHUNK stored rows
         chunks = int(max(1, min(-(-4 * threads // w_n), n // _MIN_CHUNK)))
         with deferred_interrupt():  # Ctrl-C waits for the wave (see parallel.deferred_interrupt)
-            _ck.index_new(new, tables, masks, mults, hash_bits, rows, v, starts)
-        parts = _scan(stored, tables, masks, mults, hash_bits, rows, v, starts, k, steps, mw0,
-                      mw1, block_masks, sels, chunks, cap)
+            _ck.index_new(new, tables, plan.masks, plan.mults, plan.hash_bits, plan.rows,
+                          plan.v, plan.starts)
+        parts = _scan(plan, stored, tables, chunks, cap)
         for w in range(w_n):
             got = parts[w * chunks:(w + 1) * chunks]
             total = sum(p[0].shape[0] for p in got)
@@ -153,39 +125,88 @@ def cross_waves(new_words: np.ndarray, stored_words: np.ndarray, family: TableFa
             progress(w_n)
 
 
-def _scan(stored, tables, masks, mults, hash_bits, rows, v, starts, k, steps, mw0, mw1,
-          block_masks, sels, chunks, cap):
+def _checked_rows(new_words, stored_words) -> tuple[np.ndarray, np.ndarray]:
+    """Both sides as contiguous ``uint64[rows, words]`` of one width; refused otherwise."""
+    new = np.ascontiguousarray(new_words, dtype=np.uint64)
+    stored = np.ascontiguousarray(stored_words, dtype=np.uint64)
+    if new.ndim != 2 or stored.ndim != 2 or new.shape[1] != stored.shape[1] or (
+            new.shape[1] not in (1, 2)):
+        raise ValueError("new_words and stored_words must be uint64[n, words] alike, words 1 or 2")
+    if max(new.shape[0], stored.shape[0]) >= 2**31:
+        raise ValueError("cross_waves handles fewer than 2**31 rows a side")
+    return new, stored
+
+
+@dataclasses.dataclass
+class _CrossPlan:
+    """The tables of a family as the kernels take them, and the buffers of one wave."""
+
+    masks: np.ndarray
+    mults: np.ndarray
+    hash_bits: int
+    steps: int
+    width: int
+    k: int
+    mw0: np.ndarray  # the masks word-major, padded (owner rule)
+    mw1: np.ndarray
+    block_masks: np.ndarray
+    sels: np.ndarray
+    rows: np.ndarray
+    v: np.ndarray
+    starts: np.ndarray
+
+    @classmethod
+    def make(cls, new: np.ndarray, family: TableFamily, k: int, memory_bytes) -> _CrossPlan:
+        m, words = new.shape
+        n_tables = family.n_tables
+        masks = np.ascontiguousarray(family.masks, dtype=np.uint64)
+        key_bits = int(max(bin(int(a)).count("1") + bin(int(b)).count("1") for a, b in masks))
+        hash_bits = hash_bits_for(m, key_bits)
+        width = wave_width(m, words, hash_bits, n_tables, memory_bytes)
+        mw0 = np.zeros(n_tables + _ck.PAD, dtype=np.uint64)
+        mw1 = np.zeros(n_tables + _ck.PAD, dtype=np.uint64)
+        mw0[:n_tables] = masks[:, 0]
+        mw1[:n_tables] = masks[:, 1]
+        return cls(
+            masks, np.ascontiguousarray(family.mults, dtype=np.uint64), hash_bits,
+            steps_for(m, key_bits, hash_bits), width, k, mw0, mw1,
+            np.ascontiguousarray(family.block_masks, dtype=np.uint64),
+            np.ascontiguousarray(family.sels, dtype=np.int64),
+            np.empty((width, m), dtype=np.uint32),
+            np.zeros((width, words, m + _ck.PAD), dtype=np.uint64),
+            np.empty((width, (1 << hash_bits) + 1), dtype=np.int32),
+        )
+
+
+def _scan(plan: _CrossPlan, stored, tables, chunks, cap):
     """Run every (table, chunk) task of a wave; tasks over ``cap`` pairs run again with
     room for all of theirs. Returns each task's ``(i, j, d)``, in task order."""
     n_tasks = tables.shape[0] * chunks
     tasks = np.arange(n_tasks, dtype=np.int64)
     base = tasks * cap
     room = np.full(n_tasks, cap, dtype=np.int64)
-    out = _run(stored, tables, masks, mults, hash_bits, rows, v, starts, k, steps, mw0, mw1,
-               block_masks, sels, chunks, tasks, base, room)
-    left, right, dist, counts = out
+    left, right, dist, counts = _run(plan, stored, tables, chunks, tasks, base, room)
     parts = [(left[s:s + c], right[s:s + c], dist[s:s + c])
              for s, c in zip(base.tolist(), np.minimum(counts, cap).tolist(), strict=True)]
     redo = np.flatnonzero(counts > cap)
     if redo.size:
         r_room = counts[redo]
         r_base = np.concatenate([[0], np.cumsum(r_room)[:-1]]).astype(np.int64)
-        again = _run(stored, tables, masks, mults, hash_bits, rows, v, starts, k, steps, mw0,
-                     mw1, block_masks, sels, chunks, redo.astype(np.int64), r_base, r_room)
+        again = _run(plan, stored, tables, chunks, redo.astype(np.int64), r_base, r_room)
         for q, s, c in zip(redo.tolist(), r_base.tolist(), r_room.tolist(), strict=True):
             parts[q] = (again[0][s:s + c], again[1][s:s + c], again[2][s:s + c])
     return parts
 
 
-def _run(stored, tables, masks, mults, hash_bits, rows, v, starts, k, steps, mw0, mw1,
-         block_masks, sels, chunks, tasks, base, room):
+def _run(plan: _CrossPlan, stored, tables, chunks, tasks, base, room):
     size = int((base + room).max(initial=0))
     left = np.empty(size, dtype=np.int64)
     right = np.empty(size, dtype=np.int64)
     dist = np.empty(size, dtype=np.uint8)
     counts = np.zeros(tasks.shape[0], dtype=np.int64)
     with deferred_interrupt():  # Ctrl-C waits for the wave (see parallel.deferred_interrupt)
-        _ck.scan_stored(stored, tables, masks, mults, hash_bits, rows, v, starts, k, steps, mw0,
-                        mw1, block_masks, sels, chunks, tasks, base, room, left, right, dist,
-                        counts)
+        _ck.scan_stored(stored, tables, plan.masks, plan.mults, plan.hash_bits, plan.rows,
+                        plan.v, plan.starts, plan.k, plan.steps, plan.mw0, plan.mw1,
+                        plan.block_masks, plan.sels, chunks, tasks, base, room, left, right,
+                        dist, counts)
     return left, right, dist, counts

@@ -7,6 +7,7 @@ import math
 import numbers
 
 from ...config import config
+from ..docstrings import shared_docs
 from ..similarity import resolve_k
 from ..validation import check_fraction
 from .dense import sort_bits_for
@@ -207,7 +208,27 @@ def best_sampling(n_rows: int, n_pairs: float, k: int, bits: int,
 
 METHODS = ("auto", "tables", "dense", "sampling", "brute")
 
+_COST_MODEL = """
+    The cost model estimates seconds on one core of the reference machine (constants
+    ``config["search_cost_*"]``). Each of the ``T = C(b, k)`` pigeonhole tables costs a
+    start-up ``c_table`` plus ``N * (c_row + p * c_pass) * m(N)`` to make, partition,
+    radix-sort (``p`` local passes) and scan the ``N`` rows, where
+    ``m(N) = 1 + 0.5 * log10(N / 1e6)`` above a million rows accounts for cache misses.
+    Its expected candidates are ``P / 2**key_bits`` for ``P`` pairs (``N (N - 1) / 2``,
+    or ``N * M`` against a second set) of uniformly random fingerprints; each costs
+    ``c_candidate``, plus ``c_verify`` for the fraction whose extra bits do not already
+    rule it out. Dense tables cost ``c_dense_row`` per row and ``c_dense_candidate``
+    per candidate (verified from the entries, no random reads). Sampling needs
+    ``L = ceil(log(1 - recall) / log(1 - p))`` tables of ``r`` sampled bits, with
+    ``p = C(bits - k, r) / C(bits, r)``; ``r`` minimises the cost. Brute force costs
+    ``c_brute * P * m(N)``. The cheapest design wins; dense tables must be modelled
+    ``config["search_dense_preference"]`` times cheaper than packed ones, which also
+    refine big runs of near-identical fingerprints.
+"""
 
+
+
+@shared_docs(cost_model=_COST_MODEL)
 def table_design(
     n: int,
     k: int | None = None,
@@ -255,28 +276,13 @@ def table_design(
 
     Notes
     -----
-    The cost model estimates seconds on one core of the reference machine (constants
-    ``config["search_cost_*"]``). Each of the ``T = C(b, k)`` pigeonhole tables costs a
-    start-up ``c_table`` plus ``N * (c_row + p * c_pass) * m(N)`` to make, partition,
-    radix-sort (``p`` local passes) and scan the ``N`` rows, where
-    ``m(N) = 1 + 0.5 * log10(N / 1e6)`` above a million rows accounts for cache misses.
-    Its expected candidates are ``P / 2**key_bits`` for ``P`` pairs (``N (N - 1) / 2``,
-    or ``N * M`` against a second set) of uniformly random fingerprints; each costs
-    ``c_candidate``, plus ``c_verify`` for the fraction whose extra bits do not already
-    rule it out. Dense tables cost ``c_dense_row`` per row and ``c_dense_candidate``
-    per candidate (verified from the entries, no random reads). Sampling needs
-    ``L = ceil(log(1 - recall) / log(1 - p))`` tables of ``r`` sampled bits, with
-    ``p = C(bits - k, r) / C(bits, r)``; ``r`` minimises the cost. Brute force costs
-    ``c_brute * P * m(N)``. The cheapest design wins; dense tables must be modelled
-    ``config["search_dense_preference"]`` times cheaper than packed ones, which also
-    refine big runs of near-identical fingerprints.
+    {{cost_model}}
 
     Examples
     --------
     >>> import simhash_nb as sh
-    >>> d = sh.table_design(1_000_000, k=3)
-    >>> d.method, d.blocks, d.tables
-    ('tables', 4, 4)
+    >>> sh.table_design(10_000_000, k=3).tables  # C(5, 3) tables of 2 blocks
+    10
     >>> sh.table_design(100, k=3).method
     'brute'
     >>> sh.table_design(1_000_000).k          # k from similarity 0.7
@@ -300,6 +306,12 @@ def table_design(
     if method == "auto" and brute.cost <= config["search_brute_seconds"]:
         return brute  # a few milliseconds whatever the method; the tables' kernels would
         # cost seconds of compilation on a cold cache
+    return _chosen(brute, method, n_rows, n_pairs, k, bits, recall)
+
+
+def _chosen(brute: TableDesign, method: str, n_rows: int, n_pairs: float, k: int, bits: int,
+            recall: float) -> TableDesign:
+    """The best design of ``method``, or for ``"auto"`` the cheapest of them all."""
     options = {
         "tables": best_tables(n_rows, n_pairs, k, bits),
         "dense": best_dense(n_rows, n_pairs, k, bits),
