@@ -60,8 +60,13 @@ def load_sample(name: str) -> pd.DataFrame:
     return df.astype({"id": "string", "text": "string", "group": "string"})
 
 
-def load_licences() -> pd.DataFrame:
-    """104 SPDX licence texts (CC0); ``group`` is the licence family.
+def _loader(name: str, summary: str, example: str):
+    """The ``load_<name>()`` function of one bundled corpus: :func:`load_sample` of it."""
+    def load() -> pd.DataFrame:
+        return load_sample(name)
+
+    load.__name__ = load.__qualname__ = f"load_{name}"
+    load.__doc__ = f"""{summary}
 
     Returns
     -------
@@ -70,58 +75,20 @@ def load_licences() -> pd.DataFrame:
 
     Examples
     --------
-    >>> len(load_licences())
-    104
+    {example}
     """
-    return load_sample("licences")
+    return load
 
 
-def load_fortunes() -> pd.DataFrame:
-    """3,000 English fortunes (BSD), rich in near duplicates.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``id``, ``text`` and ``group`` (``string`` dtype).
-
-    Examples
-    --------
-    >>> len(load_fortunes())
-    3000
-    """
-    return load_sample("fortunes")
-
-
-def load_gospels() -> pd.DataFrame:
-    """3,779 King James Gospel verses (public domain), with parallel passages.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``id``, ``text`` and ``group`` (``string`` dtype).
-
-    Examples
-    --------
-    >>> load_gospels()["id"].iloc[0]
-    'Mat1:1'
-    """
-    return load_sample("gospels")
-
-
-def load_debian_zh() -> pd.DataFrame:
-    """1,234 Debian package descriptions in Simplified Chinese; ``group`` is the source package.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``id``, ``text`` and ``group`` (``string`` dtype).
-
-    Examples
-    --------
-    >>> load_debian_zh()["group"].nunique()
-    808
-    """
-    return load_sample("debian_zh")
+load_licences = _loader("licences", "104 SPDX licence texts (CC0); ``group`` is the licence "
+                        "family.", ">>> len(load_licences())\n    104")
+load_fortunes = _loader("fortunes", "3,000 English fortunes (BSD), rich in near duplicates.",
+                        ">>> len(load_fortunes())\n    3000")
+load_gospels = _loader("gospels", "3,779 King James Gospel verses (public domain), with "
+                       "parallel passages.", ">>> load_gospels()[\"id\"].iloc[0]\n    'Mat1:1'")
+load_debian_zh = _loader("debian_zh", "1,234 Debian package descriptions in Simplified "
+                         "Chinese; ``group`` is the source package.",
+                         ">>> load_debian_zh()[\"group\"].nunique()\n    808")
 
 
 # --- synthetic near duplicates ------------------------------------------------------------
@@ -310,25 +277,34 @@ def make_near_duplicates(
     ['i', 'j', 'duplicate', 'edits']
     """
     originals = _check_originals(texts)
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
-    n = int(n)
-    edit_rate = _check_rate("edit_rate", edit_rate)
-    boilerplate = _check_rate("boilerplate", boilerplate)
-    reorder = _check_rate("reorder", reorder)
+    n, rates = _check_counts(n, edit_rate=edit_rate, boilerplate=boilerplate, reorder=reorder)
     rng = np.random.default_rng(random_state)
     m = len(originals)
-    words, chars = _vocabulary(originals)
     sources = rng.integers(0, m, size=n)
+    copies, edits = _edited_copies(originals, sources, rng, *rates)
+    labels = np.concatenate([np.arange(m), sources]).astype(np.int64)
+    pairs = _labelled_pairs(sources, m, edits, labels, rng)
+    return NearDuplicates(originals + copies, pairs, labels)
+
+
+def _check_counts(n, **rates) -> tuple[int, tuple[float, ...]]:
+    """``n`` as a non-negative int and each rate as a float in [0, 1], in their order."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    return int(n), tuple(_check_rate(name, value) for name, value in rates.items())
+
+
+def _edited_copies(originals: list[str], sources: np.ndarray, rng, edit_rate: float,
+                   boilerplate: float, reorder: float) -> tuple[list[str], np.ndarray]:
+    """The copy of ``originals[s]`` for each ``s`` of ``sources``, and its word edits."""
+    words, chars = _vocabulary(originals)
     copies: list[str] = []
-    edits = np.zeros(n, dtype=np.int64)
+    edits = np.zeros(sources.shape[0], dtype=np.int64)
     for c, src in enumerate(sources):
         text, edits[c] = _edit_one(originals[src], rng, edit_rate, boilerplate, reorder,
                                    words, chars)
         copies.append(text)
-    labels = np.concatenate([np.arange(m), sources]).astype(np.int64)
-    pairs = _labelled_pairs(sources, m, edits, labels, rng)
-    return NearDuplicates(originals + copies, pairs, labels)
+    return copies, edits
 
 
 def _check_originals(texts) -> list[str]:

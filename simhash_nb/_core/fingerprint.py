@@ -21,6 +21,7 @@ import numpy as np
 from .._kernels import bitsums as _bk
 from ..config import config
 from .batch import FeatureBatch, invalid_weight_error
+from .docstrings import shared_docs
 from .features import (
     binary_features,
     check_document_sizes,
@@ -31,8 +32,8 @@ from .features import (
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .spec import FingerprintSpec
 from .text import text_buffers, text_slices
-from .tokenizers import MODES, is_fast, kernel_classes, prepare
-from .validation import check_bits
+from .tokenizers import FINGERPRINT_PARAMETERS, MODES, is_fast, kernel_classes, prepare
+from .validation import check_bits, check_raise_or_zero
 
 __all__ = ["features_and_fingerprints", "fingerprint", "fingerprint_features"]
 
@@ -74,6 +75,7 @@ def _fused_fingerprints(texts, start: int, spec: FingerprintSpec, n_threads: int
     return out, nfeat, buf.valid
 
 
+@shared_docs(**FINGERPRINT_PARAMETERS)
 def fingerprint(
     texts,
     *,
@@ -99,42 +101,19 @@ def fingerprint(
     texts : sequence of str
         A list, numpy array, pandas Series (object, ``string`` or Arrow-backed) or
         pyarrow array. Byte strings must be valid UTF-8.
-    bits : {64, 128}, default 64
-    tokenizer : {"char", "word", "jieba"} or callable, default "char"
-        Character n-grams over code points, or word n-grams over Unicode word
-        characters (each CJK ideograph or kana is a word): both run in one Numba
-        kernel. ``"jieba"``: Chinese words segmented by jieba, stop words dropped
-        (see :mod:`simhash_nb.jieba_features`). A callable ``text -> tokens`` (or
-        ``-> (token, weight) pairs``) brings your own segmenter; it is the slow path
-        (one Python call per text), and its tokens are hashed and fingerprinted by the
-        same xxh64 and kernels.
-    ngram : int, default 5 for "char", 1 otherwise
-    weights : {"tf", "binary", "tfidf", "given"}, default "binary" ("tfidf" for jieba,
-        "tf" for a callable)
-        Count every occurrence of a feature, each distinct feature once, count times
-        IDF (``params={"idf": ...}``), or the weights a callable returned.
-    normalize : tuple of str, default ("nfkc", "lower", "punct", "whitespace")
-        Steps among ``"html"``, ``"nfkc"``, ``"lower"``, ``"punct"``, ``"digits"``,
-        ``"whitespace"``, applied in that order; ``()`` for none.
-    seed : int, default 0
-        Seed of the xxh64 feature hash.
-    spec : FingerprintSpec, optional
-        All of the above in one object (then leave them unset).
-    params : dict, optional
-        Tokenizer settings recorded in the spec. jieba: ``user_dict`` (path),
-        ``stop_words`` ("default", "none", path or words), ``hmm`` (bool), ``idf``
-        ("jieba", "fit" or an :class:`~simhash_nb.jieba_features.IdfTable`). A callable:
-        ``name`` (default: its module and qualified name; required for lambdas).
-        Any tokenizer with ``weights="tfidf"``: ``idf``.
+    {{bits}}
+    {{tokenizer}}
+    {{ngram}}
+    {{weights}}
+    {{normalize}}
+    {{seed}}
+    {{spec}}
+    {{params}}
     missing : {"raise", "zero"}, default "raise"
         What a missing text (None, NaN, pd.NA) gets: an error naming its position, or
         the fingerprint 0.
-    n_jobs : int, optional
-        Threads (default: Numba's setting, all cores); for jieba, worker processes
-        (default: one per million characters, at most one per core).
-    progress : bool, optional
-        A tqdm progress bar on the slow paths (jieba, callable); default: on batches
-        over 5 million characters when writing to a terminal.
+    {{n_jobs}}
+    {{progress}}
 
     Returns
     -------
@@ -168,15 +147,10 @@ def fingerprint(
     """
     spec, extras = prepare(bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
                            normalize=normalize, seed=seed, spec=spec, params=params)
-    if missing not in ("raise", "zero"):
-        raise ValueError(f"missing must be 'raise' or 'zero', got {missing!r}")
+    check_raise_or_zero(missing)
     fps, _, valid = fingerprint_texts(texts, spec, n_jobs, extras, progress)
-    if missing == "raise" and not valid.all():
-        pos = int(np.flatnonzero(~valid)[0])
-        raise ValueError(
-            f"texts[{pos}] is missing (None/NaN/NA); drop missing texts or pass "
-            "missing='zero' to give them the fingerprint 0"
-        )
+    if missing == "raise":
+        raise_missing(valid, "missing='zero' to give them the fingerprint 0")
     return fps
 
 

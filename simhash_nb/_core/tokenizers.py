@@ -12,8 +12,8 @@ from .jieba import resolve
 from .spec import FingerprintSpec, build_spec, check_compatible
 from .unicode import word_classes
 
-__all__ = ["FINGERPRINT_OPTIONS", "RUN_OPTIONS", "SPEC_OPTIONS", "is_fast", "kernel_classes",
-           "prepare", "split_options"]
+__all__ = ["FINGERPRINT_OPTIONS", "FINGERPRINT_PARAMETERS", "RUN_OPTIONS", "SPEC_OPTIONS",
+           "is_fast", "kernel_classes", "prepare", "split_options"]
 
 SPEC_OPTIONS = ("bits", "tokenizer", "ngram", "weights", "normalize", "seed", "spec", "params")
 """The options that decide a fingerprint: :func:`prepare` turns them into (spec, extras)."""
@@ -22,6 +22,50 @@ RUN_OPTIONS = ("n_jobs", "progress")
 FINGERPRINT_OPTIONS = SPEC_OPTIONS + RUN_OPTIONS
 """Every fingerprint option, defined once: every face splits its ``**options`` with
 :func:`split_options` and makes the spec with :func:`prepare`."""
+
+FINGERPRINT_PARAMETERS = {
+    "bits": "bits : {64, 128}, default 64",
+    "tokenizer": """\
+tokenizer : {"char", "word", "jieba"} or callable, default "char"
+    Character n-grams over code points, or word n-grams over Unicode word characters
+    (each CJK ideograph or kana is a word): both run in one Numba kernel. ``"jieba"``:
+    Chinese words segmented by jieba, stop words dropped (see
+    :mod:`simhash_nb.jieba_features`). A callable ``text -> tokens`` (or ``-> (token,
+    weight) pairs``) brings your own segmenter; it is the slow path (one Python call
+    per text), and its tokens are hashed and fingerprinted by the same xxh64 and
+    kernels.""",
+    "ngram": 'ngram : int, default 5 for "char", 1 otherwise',
+    "weights": """\
+weights : {"tf", "binary", "tfidf", "given"}, default "binary" ("tfidf" for jieba,
+    "tf" for a callable)
+    Count every occurrence of a feature, each distinct feature once, count times
+    IDF (``params={"idf": ...}``), or the weights a callable returned.""",
+    "normalize": """\
+normalize : tuple of str, default ("nfkc", "lower", "punct", "whitespace")
+    Steps among ``"html"``, ``"nfkc"``, ``"lower"``, ``"punct"``, ``"digits"``,
+    ``"whitespace"``, applied in that order; ``()`` for none.""",
+    "seed": "seed : int, default 0\n    Seed of the xxh64 feature hash.",
+    "spec": "spec : FingerprintSpec, optional\n    All of the above in one object (then leave "
+            "them unset).",
+    "params": """\
+params : dict, optional
+    Tokenizer settings recorded in the spec. jieba: ``user_dict`` (path),
+    ``stop_words`` ("default", "none", path or words), ``hmm`` (bool), ``idf``
+    ("jieba", "fit" or an :class:`~simhash_nb.jieba_features.IdfTable`). A callable:
+    ``name`` (default: its module and qualified name; required for lambdas). Any
+    tokenizer with ``weights="tfidf"``: ``idf``.""",
+    "n_jobs": """\
+n_jobs : int, optional
+    Threads (default: Numba's setting, all cores); for jieba, worker processes
+    (default: one per million characters, at most one per core).""",
+    "progress": """\
+progress : bool, optional
+    A tqdm progress bar on the slow paths (jieba, callable); default: on batches over
+    5 million characters when writing to a terminal.""",
+}
+"""The numpydoc entry of each of :data:`FINGERPRINT_OPTIONS`, one wording for every
+function that takes them: a docstring line ``{{name}}`` under
+:func:`~simhash_nb._core.docstrings.shared_docs` ``(**FINGERPRINT_PARAMETERS)``."""
 
 MODES = {"char": MODE_CHAR, "word": MODE_WORD}
 """Kernel mode of each built-in tokenizer (the tokenizers the fused kernels run)."""

@@ -105,6 +105,13 @@ def check_fraction(value, name: str) -> float:
     return v
 
 
+def check_raise_or_zero(missing) -> None:
+    """Refuse a ``missing=`` other than ``"raise"`` or ``"zero"``, the choices of the
+    functions that give a missing text or fingerprint the value 0."""
+    if missing not in ("raise", "zero"):
+        raise ValueError(f"missing must be 'raise' or 'zero', got {missing!r}")
+
+
 def check_bits(bits, name: str = "bits") -> int:
     """A fingerprint width: the integer 64 or 128 (not a bool or a float such as 64.0)."""
     if isinstance(bits, bool) or not isinstance(bits, numbers.Integral):

@@ -124,10 +124,17 @@ def window_fingerprints(
     window, stride = _check_window(window, stride)
     check_missing(missing, ("raise", "skip"))
     spec = _window_spec(bits, tokenizer, ngram, weights, normalize, seed, spec)
+    got = _windows(texts, spec, window, stride, missing == "raise", n_jobs)
+    return _window_frame(got, spec) if as_frame else got
+
+
+def _windows(texts, spec: FingerprintSpec, window: int, stride: int, refuse_missing: bool,
+             n_jobs) -> Windows:
+    """The kernels' work of :func:`window_fingerprints`: spans, then their fingerprints."""
     classes = kernel_classes(spec)
     with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
-        if missing == "raise":
+        if refuse_missing:
             raise_missing(buf.valid, "missing='skip' to give them no windows")
         check_document_sizes(buf.offsets)
         chunks = balanced_chunks(buf.offsets)
@@ -144,8 +151,7 @@ def window_fingerprints(
     doc = np.repeat(np.arange(len(buf), dtype=np.int64), counts)
     widx = np.arange(doc.shape[0], dtype=np.int64) - np.repeat(win_indptr[:-1], counts)
     end = np.minimum(first + window, tokens[doc])
-    got = Windows(doc, widx, first, end, out[:, 0] if spec.bits == 64 else out)
-    return _window_frame(got, spec) if as_frame else got
+    return Windows(doc, widx, first, end, out[:, 0] if spec.bits == 64 else out)
 
 
 def _check_window(window, stride) -> tuple[int, int]:
