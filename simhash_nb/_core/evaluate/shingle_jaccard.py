@@ -13,6 +13,7 @@ import numpy as np
 
 from ..._kernels import jaccard as _jk
 from ...config import config
+from ..docstrings import shared_docs
 from ..fingerprint import fingerprint_features
 from ..parallel import threads
 from ..search import near_duplicates
@@ -21,10 +22,34 @@ from .inputs import document_sets, n_pairs_of, pair_positions
 
 _CANDIDATES = ("auto", "all", "minhash", "simhash")
 
+# Numpydoc blocks shared by the functions of this module (see docstrings.shared_docs).
+_DOCS = {
+    "feature_options": """
+        tokenizer, ngram, normalize, seed, spec, params
+            Feature options, as in :func:`simhash_nb.features` (default: character
+            5-grams of NFKC-lowercased text).
+        """,
+    "candidate_kinds": """
+        - ``"all"``: every pair (exact and complete; ``n (n - 1) / 2`` comparisons, pruned
+          by size and by early exit from each merge; refused above
+          ``config["jaccard_max_all_pairs"]`` pairs);
+        - ``"minhash"``: MinHash LSH (Broder 1997): finds a pair at similarity ``s`` with
+          probability ``1 - (1 - s**rows)**bands``, at least 0.99 at the threshold by
+          default (see :func:`minhash_bands`; reported in ``attrs["recall_at_threshold"]``);
+          independent of SimHash, so it does not bias the evaluation of SimHash thresholds;
+        - ``"simhash"``: pairs within Hamming distance ``k`` (default 12) of the documents'
+          64-bit SimHash fingerprints (of the same features), found with
+          :func:`simhash_nb.near_duplicates`; fast, but a pair the loose threshold misses
+          is missing from the truth too, which flatters SimHash's recall above ``k``;
+        - ``"auto"``: ``"all"`` when the pairs are few enough, else ``"minhash"``.
+        """,
+}
+
 
 # --- jaccard ------------------------------------------------------------------------------
 
 
+@shared_docs(**_DOCS)
 def jaccard(
     texts_or_features,
     pairs=None,
@@ -57,9 +82,7 @@ def jaccard(
         ``config["jaccard_max_all_pairs"]`` pairs (use :func:`jaccard_pairs`).
     ids : sequence, optional
         Document ids, one per document: the pairs then name documents by id.
-    tokenizer, ngram, normalize, seed, spec, params
-        Feature options, as in :func:`simhash_nb.features` (default: character
-        5-grams of NFKC-lowercased text).
+    {{feature_options}}
     n_jobs : int, optional
         Threads (default: all).
 
@@ -176,6 +199,7 @@ def _minhash_candidates(indptr, hashes, num_perm, bands, rows, random_state, max
     return i, j
 
 
+@shared_docs(**_DOCS)
 def jaccard_pairs(
     texts_or_features,
     threshold: float = 0.5,
@@ -199,18 +223,7 @@ def jaccard_pairs(
     Each candidate pair is verified with the exact :func:`jaccard`, so the result has
     no false positives; how complete it is depends on ``candidates``:
 
-    - ``"all"``: every pair (exact and complete; ``n (n - 1) / 2`` comparisons, pruned
-      by size and by early exit from each merge; refused above
-      ``config["jaccard_max_all_pairs"]`` pairs);
-    - ``"minhash"``: MinHash LSH (Broder 1997): finds a pair at similarity ``s`` with
-      probability ``1 - (1 - s**rows)**bands``, at least 0.99 at the threshold by
-      default (see :func:`minhash_bands`; reported in ``attrs["recall_at_threshold"]``);
-      independent of SimHash, so it does not bias the evaluation of SimHash thresholds;
-    - ``"simhash"``: pairs within Hamming distance ``k`` (default 12) of the documents'
-      64-bit SimHash fingerprints (of the same features), found with
-      :func:`simhash_nb.near_duplicates`; fast, but a pair the loose threshold misses
-      is missing from the truth too, which flatters SimHash's recall above ``k``;
-    - ``"auto"``: ``"all"`` when the pairs are few enough, else ``"minhash"``.
+    {{candidate_kinds}}
 
     Parameters
     ----------
@@ -220,18 +233,13 @@ def jaccard_pairs(
     candidates : {"auto", "all", "minhash", "simhash"}, default "auto"
     k : int, optional
         Hamming threshold of the ``"simhash"`` candidates.
-    num_perm : int, default 128
-        MinHash signature length.
-    bands : (int, int), optional
-        MinHash ``(bands, rows)`` with ``bands * rows <= num_perm`` (default: chosen
-        from ``threshold``).
-    random_state : int, optional
-        Seed of the MinHash permutations.
+    num_perm, bands, random_state : int, (int, int), int, optional
+        MinHash signature length (default 128), ``(bands, rows)`` with ``bands * rows
+        <= num_perm`` (default: chosen from ``threshold``), seed of the permutations.
     max_pairs : int, optional
         Refuse more candidate (or, with ``"all"``, result) pairs than this (default
         ``config["max_pairs"]``).
-    tokenizer, ngram, normalize, seed, spec, params
-        Feature options, as in :func:`simhash_nb.features`.
+    {{feature_options}}
     n_jobs : int, optional
         Threads.
 
@@ -239,9 +247,9 @@ def jaccard_pairs(
     -------
     pandas.DataFrame
         Columns ``i``, ``j`` (row positions, ``i < j``) and ``jaccard``, sorted by
-        ``(i, j)``. ``attrs`` holds ``n_documents``, ``threshold``, ``candidates``, the
-        number of candidate pairs checked and, for MinHash, the bands and
-        ``recall_at_threshold``. Pass it to :func:`threshold_table` as the truth.
+        ``(i, j)``: a truth for :func:`threshold_table`. ``attrs``: ``n_documents``,
+        ``threshold``, ``candidates``, ``n_candidates`` (pairs checked) and, for
+        MinHash, ``bands``, ``rows`` and ``recall_at_threshold``.
 
     Raises
     ------
@@ -259,14 +267,7 @@ def jaccard_pairs(
     >>> truth[["i", "j"]].values.tolist(), truth.attrs["candidates"]
     ([[0, 1], [2, 3]], 'all')
     """
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
-    threshold = check_threshold(threshold)
-    if candidates not in _CANDIDATES:
-        raise ValueError(f"candidates must be one of {_CANDIDATES}, got {candidates!r}")
-    num_perm = _check_num_perm(num_perm)
-    if max_pairs is None:
-        max_pairs = int(config["max_pairs"])
+    threshold, num_perm, max_pairs = _checked_join(threshold, candidates, num_perm, max_pairs)
     options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
                    params=params)
     indptr, hashes, batch = document_sets(texts_or_features, options, n_jobs)
@@ -276,21 +277,44 @@ def jaccard_pairs(
     candidates = _plan_candidates(candidates, n)
     attrs: dict[str, Any] = {"n_documents": n, "threshold": threshold, "candidates": candidates}
     with threads(n_jobs):
-        if candidates == "all":
-            i, j, sims = _all_pairs_above(indptr, hashes, threshold, max_pairs)
-            attrs["n_candidates"] = n_pairs_of(n)
-        else:
-            if candidates == "minhash":
-                i, j = _minhash_design_candidates(indptr, hashes, threshold, num_perm, bands,
-                                                  random_state, max_pairs, attrs)
-            else:
-                i, j = _simhash_candidates(batch, k, max_pairs, n_jobs, attrs)
-            attrs["n_candidates"] = int(i.shape[0])
-            i, j, sims = _verified(indptr, hashes, i, j, threshold)
+        i, j, sims = _joined(candidates, indptr, hashes, batch, threshold, k, num_perm, bands,
+                             random_state, max_pairs, n_jobs, attrs)
+    return _pair_frame(i, j, sims, attrs)
+
+
+def _pair_frame(i, j, sims, attrs: dict):
+    """The pairs as a DataFrame sorted by ``(i, j)``, with ``attrs``."""
+    import pandas as pd  # lazily: import simhash_nb does not import pandas
+
     order = np.lexsort((j, i))
     df = pd.DataFrame({"i": i[order], "j": j[order], "jaccard": sims[order]})
     df.attrs.update(attrs)
     return df
+
+
+def _checked_join(threshold, candidates, num_perm, max_pairs) -> tuple[float, int, int]:
+    """:func:`jaccard_pairs`' threshold, signature length and pair limit, checked."""
+    threshold = check_threshold(threshold)
+    if candidates not in _CANDIDATES:
+        raise ValueError(f"candidates must be one of {_CANDIDATES}, got {candidates!r}")
+    num_perm = _check_num_perm(num_perm)
+    return threshold, num_perm, int(config["max_pairs"]) if max_pairs is None else max_pairs
+
+
+def _joined(candidates, indptr, hashes, batch, threshold, k, num_perm, bands, random_state,
+            max_pairs, n_jobs, attrs):
+    """The pairs ``(i, j, jaccard)`` at or above ``threshold`` among the candidates of
+    the planned kind; the candidate count and design go into ``attrs``."""
+    if candidates == "all":
+        attrs["n_candidates"] = n_pairs_of(indptr.shape[0] - 1)
+        return _all_pairs_above(indptr, hashes, threshold, max_pairs)
+    if candidates == "minhash":
+        i, j = _minhash_design_candidates(indptr, hashes, threshold, num_perm, bands,
+                                          random_state, max_pairs, attrs)
+    else:
+        i, j = _simhash_candidates(batch, k, max_pairs, n_jobs, attrs)
+    attrs["n_candidates"] = int(i.shape[0])
+    return _verified(indptr, hashes, i, j, threshold)
 
 
 def _plan_candidates(candidates: str, n: int) -> str:
