@@ -390,6 +390,34 @@ def test_cross_similarities_match_the_naive_twin(a, b, threshold):
             assert out[p] == -1.0
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.lists(st.integers(0, 20), max_size=10), min_size=1, max_size=5),
+                min_size=1, max_size=6),
+       st.floats(0.05, 1.0), st.integers(0, 2**32 - 1))
+def test_batches_held_apart_match_the_naive_twin(batches, threshold, seed):
+    """A store that keeps its batches apart (in memory, no copy) compares documents of
+    any two batches as the naive Jaccard does."""
+    store = pipeline_store.ShingleStore(1 << 30, 1 << 30)
+    sets = []
+    for docs in batches:
+        part = [sorted(set(d)) for d in docs]
+        sets += part
+        indptr = np.concatenate([[0], np.cumsum([len(x) for x in part])]).astype(np.int64)
+        store.append(indptr, np.array([x for d in part for x in d], dtype=np.uint64))
+    store.seal()
+    rng = np.random.default_rng(seed)
+    i = rng.integers(0, len(sets), 60)
+    j = rng.integers(0, len(sets), 60)
+    out = store.similarities(i, j, threshold)
+    for p in range(i.shape[0]):
+        want = naive.jaccard(sets[i[p]], sets[j[p]])
+        if want >= threshold * (1 + 1e-9):
+            assert out[p] == pytest.approx(want)
+        elif want < threshold * (1 - 1e-6):
+            assert out[p] < threshold
+    store.close()
+
+
 def test_pyarrow_batches_are_a_source():
     batch = pa.record_batch({"text": ["the cat sat on the mat", "the cat sat on the mat!"]})
     assert sh.near_duplicate_shards([batch])[["left", "right"]].values.tolist() == [[0, 1]]

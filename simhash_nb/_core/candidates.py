@@ -139,6 +139,30 @@ def candidate_design(n_rows: int, threshold: float, bits: int, recall: float, *,
     return best
 
 
+def cross_design(n_stored: int, n_new: int, threshold: float, bits: int, recall: float, *,
+                 k: int) -> TableDesign:
+    """The cheapest sampled design for searching ``n_new`` rows against ``n_stored``
+    others at threshold ``k``, with the recall of :func:`candidate_design`.
+
+    The same search as one over both sets, but only the ``n_stored * n_new`` pairs
+    across them are candidates: with a few new rows, shorter keys in fewer tables
+    cost less (each stored row is scanned once a table).
+
+    Examples
+    --------
+    >>> from simhash_nb._core.candidates import candidate_design, cross_design
+    >>> cross = cross_design(900_000, 100_000, 0.7, 128, 0.99, k=39)
+    >>> cross.tables < candidate_design(1_000_000, 0.7, 128, 0.99, k=39).tables
+    True
+    """
+    pmf = distance_pmf(threshold, bits)
+    pairs = float(n_stored) * float(n_new) + pair_count(n_new, None)
+    d = _design_at(n_stored + n_new, pairs, pmf, k, bits, recall)
+    if d is None:
+        raise ValueError(f"no sampled design reaches recall {recall} at k={k}")
+    return d
+
+
 def _design_at(n_rows: int, pairs: float, pmf: list[float], k: int, bits: int,
                recall: float) -> TableDesign | None:
     """The cheapest sampled tables (search cost only) for ``recall`` at threshold ``k``."""

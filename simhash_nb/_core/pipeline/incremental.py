@@ -9,7 +9,7 @@ import dataclasses
 import numba
 import numpy as np
 
-from ..candidates import candidate_design
+from ..candidates import candidate_design, cross_design
 from ..parallel import threads
 from ..search.api import candidate_waves
 from ..search.cross import cross_waves
@@ -44,7 +44,9 @@ class Stored:
 def _options(stored: Stored, new_words: np.ndarray, new_shingles: int, threshold: float,
              recall: float, budget: MemoryBudget, random_state, max_pairs, progress):
     """``(k, SearchOptions)`` of the one run over stored + new rows: its ``k`` and its
-    sampled tables (designed for all distinct rows, seeded alike)."""
+    sampled tables (designed for all distinct rows, seeded alike), for the new rows'
+    self-join; the search across new and stored rows has its own, cheaper, design
+    (:func:`~simhash_nb._core.candidates.cross_design`) with the same recall."""
     combined = np.concatenate([stored.words, new_words]) if stored.n else new_words
     k = choose_k(combined, stored.shingles + new_shingles, threshold, recall, random_state)
     rows = max(group_identical(combined).n_distinct, 2)
@@ -55,7 +57,7 @@ def _options(stored: Stored, new_words: np.ndarray, new_shingles: int, threshold
     opts = SearchOptions.make(bits, k, random_state=random_state,
                               max_pairs=check_max_pairs(max_pairs), progress=progress)
     design = candidate_design(rows, threshold, bits, recall, k=k)
-    return k, design, dataclasses.replace(opts, designer=lambda _rows: design,
+    return k, dataclasses.replace(opts, designer=lambda _rows: design,
                                           memory_bytes=lanes * (n + 64) * (8 + 2 * bits // 8))
 
 
@@ -80,7 +82,7 @@ def pairs_against(stored: Stored, new: ShingleStore, new_words: np.ndarray, thre
     ([0], [2], [0.8])
     """
     limit = check_max_pairs(max_pairs)
-    k, design, opts = _options(stored, new_words, new.total, threshold, recall, budget,
+    k, opts = _options(stored, new_words, new.total, threshold, recall, budget,
                                random_state, max_pairs, progress)
     parts, kept = [], 0
     with threads(n_jobs):
@@ -89,7 +91,9 @@ def pairs_against(stored: Stored, new: ShingleStore, new_words: np.ndarray, thre
             parts.append((part[0] + stored.n, part[1] + stored.n, *part[2:]))
             kept = _count(kept, part, limit, threshold)
         if stored.n:  # new rows against stored ones, the stored rows scanned, not sorted
-            family = design_family(design, k, random_state)
+            cross = cross_design(stored.n, new_words.shape[0], threshold,
+                                 64 * new_words.shape[1], recall, k=k)
+            family = design_family(cross, k, random_state)
             for i, j, d in cross_waves(new_words, stored.words, family, k,
                                        memory_bytes=opts.memory_bytes):
                 part = _verify_cross(new, stored, i, j, d, threshold)

@@ -17,8 +17,10 @@ import weakref
 
 import numpy as np
 from numba import njit
+from numba.typed import List
 
 from ..._kernels import jaccard as _jk
+from ..._kernels.jaccard_parts import parts_similarities_above
 
 __all__ = ["SHINGLES", "ShingleStore"]
 
@@ -84,6 +86,7 @@ class ShingleStore:
         self._chunks: list[np.ndarray] = []  # in memory: each batch's hashes, not copied
         self._chunk_docs: list[int] = []  # documents of each chunk
         self._parts: list[tuple[int, np.ndarray, np.ndarray]] = []  # sealed chunks
+        self._typed = None  # the parts' offsets and hashes as Numba typed lists
         self._held = 0
         self._ends: list[np.ndarray] = []
         self.total = 0
@@ -249,26 +252,15 @@ class ShingleStore:
         return out
 
     def _across_parts(self, i, j, threshold: float, out: np.ndarray) -> np.ndarray:
-        """:meth:`similarities` over batches held apart: the pairs grouped by the two
-        batches of their documents, each group compared in place."""
+        """:meth:`similarities` over batches held apart: one kernel over all pairs, each
+        document named by its batch and its row there."""
+        if self._typed is None:
+            self._typed = (List([p[1] for p in self._parts]), List([p[2] for p in self._parts]))
         starts = np.array([p[0] for p in self._parts], dtype=np.int64)
         ci = np.searchsorted(starts, i, "right") - 1
         cj = np.searchsorted(starts, j, "right") - 1
-        key = ci * len(self._parts) + cj
-        order = np.argsort(key, kind="stable")
-        bounds = np.flatnonzero(np.diff(key[order])) + 1
-        for idx in np.split(order, bounds):
-            if idx.shape[0] == 0:
-                continue
-            (a0, oa, ha), (b0, ob, hb) = self._parts[ci[idx[0]]], self._parts[cj[idx[0]]]
-            got = np.empty(idx.shape[0], dtype=np.float64)
-            if a0 == b0:
-                _jk.pair_similarities_above(oa, ha, i[idx] - a0, j[idx] - b0, threshold, got)
-            else:
-                _jk.cross_similarities_above(oa, ha, ob, hb, i[idx] - a0, j[idx] - b0,
-                                             threshold, got)
-            out[idx] = got
-        return out
+        return parts_similarities_above(*self._typed, ci, i - starts[ci], cj, j - starts[cj],
+                                        threshold, out)
 
     def similarities_with(self, other: ShingleStore, i: np.ndarray, j: np.ndarray,
                           threshold: float) -> np.ndarray:
@@ -303,7 +295,7 @@ class ShingleStore:
     def close(self) -> None:
         """Drop the hashes and remove the temporary folder."""
         self.hashes = None
-        self._chunks, self._parts = [], []
+        self._chunks, self._parts, self._typed = [], [], None
         if self._file is not None:
             self._file.close()
             self._file = None
