@@ -150,15 +150,17 @@ def test_streams_in_batches_and_leaves_no_partial_file_on_a_late_error(tmp_path,
     src = tmp_path / "big.jsonl"
     src.write_text("\n".join(rows) + "\n")
     seen = []
-    original = cli.steps.fingerprint_batch
+    from simhash_nb.cli import commands, steps  # imported when their command runs
+
+    original = steps.fingerprint_batch
 
     def counting(batch, *args):
         seen.append(batch.num_rows)
         return original(batch, *args)
 
-    monkeypatch.setattr(cli.commands, "fingerprint_batch", counting)
+    monkeypatch.setattr(commands, "fingerprint_batch", counting)
     small = functools.partial(TableReader, block_bytes=4096)
-    monkeypatch.setattr("simhash_nb.io.TableReader", small)
+    monkeypatch.setattr(steps, "TableReader", small)
     out = tmp_path / "out.parquet"
     assert cli.main(["fingerprint", str(src), str(out), "-q"]) == 0
     assert seen[0] == 0  # the empty batch that gives the output schema

@@ -20,9 +20,8 @@ User mistakes (a missing column, an unreadable file, an unknown extension) end w
 one-line message and exit status 2.
 """
 
-from .demo import DEMO_NORMALIZE
 from .main import main
-from .parser import build_parser
-from .steps import EXIT_USAGE, PROG, UsageError
+from .parser import DEMO_NORMALIZE, build_parser
+from .usage import EXIT_USAGE, PROG, UsageError
 
 __all__ = ["DEMO_NORMALIZE", "EXIT_USAGE", "PROG", "UsageError", "build_parser", "main"]

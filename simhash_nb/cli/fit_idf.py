@@ -8,9 +8,14 @@ import os
 import time
 
 import numpy as np
+import pyarrow as pa
 
+from .._core.features import text_batch
+from .._core.idf import IdfTable
+from ..io import atomic_path
 from .recipe import describe, recipe_of
-from .steps import UsageError, batches, check_folder, command, open_reader, say, text_of
+from .steps import batches, check_folder, command, open_reader, say, text_of
+from .usage import UsageError
 
 
 def document_frequencies(features) -> tuple[np.ndarray, np.ndarray]:
@@ -47,11 +52,6 @@ def merge_counts(parts: list) -> tuple[np.ndarray, np.ndarray]:
 def fit_table(args, recipe):
     """The :class:`~simhash_nb.IdfTable` of the texts of IN, streamed in batches; as
     :meth:`IdfTable.fit` on the texts present (rows with missing text are no documents)."""
-    import pyarrow as pa
-
-    from .._core.features import text_batch
-    from .._core.idf import IdfTable
-
     parts, n = [], 0
     with open_reader(args, args.column) as reader:
         reader.require(args.column)
@@ -72,8 +72,6 @@ def fit_table(args, recipe):
 @command
 def cmd_fit_idf(args) -> int:
     """``simhash-nb fit-idf IN OUT``."""
-    from ..io import atomic_path
-
     if not args.output.lower().endswith(".npz"):
         raise UsageError(f"{args.output}: an IDF table is written as .npz; give OUT a .npz "
                          "name")

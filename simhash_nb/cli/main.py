@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from .parser import build_parser
+from .._core.spec import SpecMismatchError
+from .._kernels import cache_is_cold
+from .parser import COMMANDS, build_parser
 from .settle import settle
 from .speak import flags_of, speak
-from .steps import EXIT_USAGE, PROG, UsageError
+from .usage import EXIT_USAGE, PROG, UsageError
 
 # --- entry point --------------------------------------------------------------------------
 
@@ -28,11 +31,22 @@ def _note_cold_cache() -> None:
     """One line on a terminal's stderr when the kernels must be compiled (first run)."""
     if not sys.stderr.isatty():
         return
-    from .._kernels import cache_is_cold
-
     if cache_is_cold():
         print(f"{PROG}: first run: compiling the Numba kernels (about half a minute, once; later "
               "runs load them from the cache)", file=sys.stderr, flush=True)
+
+
+def command_function(name: str) -> Callable:
+    """The function that runs the command ``name`` (:data:`~simhash_nb.cli.parser.COMMANDS`),
+    its module imported now: only the command that runs loads what it needs.
+
+    Examples
+    --------
+    >>> command_function("fingerprint").__name__
+    'cmd_fingerprint'
+    """
+    module, _, function = COMMANDS[name].partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -54,8 +68,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         names = ", ".join(parser.commands)
         print(f"{PROG}: error: choose a command: {names} (see {PROG} --help)", file=sys.stderr)
         return EXIT_USAGE
-    from .._core.spec import SpecMismatchError
-
     # the core's messages name keyword arguments; this command names its flags
     flags = flags_of(parser.subcommands[args.command], argv)
     where = f"{PROG} {args.command}"
@@ -64,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _note_cold_cache()
         with warnings.catch_warnings():
             warnings.showwarning = _warning_line(where, flags)
-            return int(args.func(args) or 0)
+            return int(command_function(args.command)(args) or 0)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

@@ -1,17 +1,40 @@
-"""The command line's parser: options shared by the commands, and the commands."""
+"""The command line's parser: options shared by the commands, one function a command,
+and :data:`COMMANDS`, where each command's code lives.
+
+Building the parser imports no command module: ``simhash-nb --help`` and argument errors
+never load pandas, the table readers or matplotlib. :func:`simhash_nb.cli.main` imports
+the module of the one command that runs.
+"""
 
 
 from __future__ import annotations
 
 import argparse
 
-from .commands import cmd_clusters, cmd_dedupe, cmd_fingerprint, cmd_pairs, cmd_tune
-from .demo import cmd_demo
-from .fit_idf import cmd_fit_idf
+from .. import __version__
 from .recipe import tokenizer_arg
-from .steps import PROG, Parser
+from .usage import PROG, Parser
+
+COMMANDS = {
+    "fingerprint": "simhash_nb.cli.commands:cmd_fingerprint",
+    "pairs": "simhash_nb.cli.commands:cmd_pairs",
+    "dedupe": "simhash_nb.cli.commands:cmd_dedupe",
+    "clusters": "simhash_nb.cli.commands:cmd_clusters",
+    "demo": "simhash_nb.cli.demo:cmd_demo",
+    "tune": "simhash_nb.cli.tune:cmd_tune",
+    "fit-idf": "simhash_nb.cli.fit_idf:cmd_fit_idf",
+}
+"""Each command and the function that runs it, ``"module:function"`` (imported when the
+command runs)."""
+
+DEMO_NORMALIZE = ("nfkc", "lower", "punct", "whitespace")
+"""The normalisation of ``demo``'s fingerprints: runs of white space and punctuation
+would otherwise dominate the tf weights of indented or decorated texts (ASCII art, code)
+and pull unrelated ones together."""
 
 # --- options ------------------------------------------------------------------------------
+
+_IN_HELP = "input table: .csv, .jsonl, .parquet (csv/jsonl may be .gz)"
 
 
 def _add_io(p, out: bool = True, many: bool = False) -> None:
@@ -20,8 +43,7 @@ def _add_io(p, out: bool = True, many: bool = False) -> None:
                        help="input table(s): .csv, .jsonl, .parquet (csv/jsonl may be .gz); "
                        "with --threshold, several files, folders or globs (shards)")
     else:
-        p.add_argument("input", metavar="IN", help="input table: .csv, .jsonl, .parquet "
-                       "(csv/jsonl may be .gz)")
+        p.add_argument("input", metavar="IN", help=_IN_HELP)
     if out:
         p.add_argument("output", metavar="OUT", help="output table; format from the extension "
                        "(.parquet, .csv, .jsonl, optionally .gz for csv/jsonl)")
@@ -100,16 +122,32 @@ def _add_k(p) -> None:
                             "this corpus store (made by --save)")
 
 
+def _search_command(sub, name: str, help: str, description: str):
+    """A command that searches one or more tables for near duplicates: ``IN... OUT``,
+    the threshold, the input columns and fingerprint options; its own flags follow."""
+    p = sub.add_parser(name, help=help, description=description)
+    _add_io(p, many=True)
+    _add_k(p)
+    _add_text(p)
+    return p
+
+
+def _add_id(p, help: str) -> None:
+    p.add_argument("--id", default=None, metavar="COL", help=help)
+
+
+# --- commands -----------------------------------------------------------------------------
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``simhash-nb``; ``parser.commands`` lists its commands.
+    """The argument parser of ``simhash-nb``; ``parser.commands`` lists its commands,
+    ``parser.subcommands`` maps each to its parser.
 
     Examples
     --------
     >>> build_parser().commands[:4]
     ['fingerprint', 'pairs', 'dedupe', 'clusters']
     """
-    from .. import __version__
-
     parser = Parser(
         prog=PROG,
         description="Near-duplicate text detection with SimHash (simhash_nb).",
@@ -117,7 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in (_add_fingerprint, _add_pairs, _add_dedupe, _add_clusters, _add_demo,
+                _add_tune, _add_fit_idf):
+        add(sub)
+    parser.commands = list(sub.choices)
+    parser.subcommands = dict(sub.choices)
+    return parser
 
+
+def _add_fingerprint(sub) -> None:
     p = sub.add_parser("fingerprint", help="add a fingerprint column",
                        description="Fingerprint the text column of IN; write every row of IN "
                        "plus the fingerprint column to OUT (parquet: uint64 or 16-byte binary "
@@ -127,54 +173,45 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out-column", default=None, help="name of the new column "
                    "(default simhash)")
     _add_run(p)
-    p.set_defaults(func=cmd_fingerprint)
 
-    p = sub.add_parser("pairs", help="near-duplicate pairs",
-                       description="Write every pair of rows of IN within k bits: columns "
-                       "left, right (ids, or 0-based row numbers) and distance; with "
-                       "--threshold J, every pair with shingle Jaccard >= J, verified, over "
-                       "one or more input shards: columns left, right, jaccard, distance.")
-    _add_io(p, many=True)
-    _add_k(p)
-    _add_text(p)
-    p.add_argument("--id", default=None, metavar="COL",
-                   help="identify rows by COL instead of their row number")
+
+def _add_pairs(sub) -> None:
+    p = _search_command(sub, "pairs", help="near-duplicate pairs",
+                        description="Write every pair of rows of IN within k bits: columns "
+                        "left, right (ids, or 0-based row numbers) and distance; with "
+                        "--threshold J, every pair with shingle Jaccard >= J, verified, over "
+                        "one or more input shards: columns left, right, jaccard, distance.")
+    _add_id(p, "identify rows by COL instead of their row number")
     p.add_argument("--max-pairs", type=int, default=None, metavar="N",
                    help="refuse to write more than N pairs")
     _add_run(p)
-    p.set_defaults(func=cmd_pairs)
 
-    p = sub.add_parser("dedupe", help="drop near duplicates",
-                       description="Write the rows of IN that remain after dropping near "
-                       "duplicates: one row per cluster (rows with missing text stay); with "
-                       "--threshold and several inputs, OUT is a new folder that gets one "
-                       "shard per input, with its name, format and schema.")
-    _add_io(p, many=True)
-    _add_k(p)
-    _add_text(p)
+
+def _add_dedupe(sub) -> None:
+    p = _search_command(sub, "dedupe", help="drop near duplicates",
+                        description="Write the rows of IN that remain after dropping near "
+                        "duplicates: one row per cluster (rows with missing text stay); with "
+                        "--threshold and several inputs, OUT is a new folder that gets one "
+                        "shard per input, with its name, format and schema.")
     p.add_argument("--keep", choices=("first", "last"), default="first",
                    help="which row of each cluster stays (default first)")
-    p.add_argument("--id", default=None, metavar="COL",
-                   help="with --threshold: the rows' ids (checked present and distinct)")
+    _add_id(p, "with --threshold: the rows' ids (checked present and distinct)")
     _add_run(p)
-    p.set_defaults(func=cmd_dedupe)
 
-    p = sub.add_parser("clusters", help="label near-duplicate clusters",
-                       description="Write every row of IN with a cluster column: the 0-based "
-                       "row number of the first row of its cluster (empty for missing text); "
-                       "with --threshold and several inputs, a table of id (or row) and "
-                       "cluster.")
-    _add_io(p, many=True)
-    _add_k(p)
-    _add_text(p)
+
+def _add_clusters(sub) -> None:
+    p = _search_command(sub, "clusters", help="label near-duplicate clusters",
+                        description="Write every row of IN with a cluster column: the 0-based "
+                        "row number of the first row of its cluster (empty for missing text); "
+                        "with --threshold and several inputs, a table of id (or row) and "
+                        "cluster.")
     p.add_argument("--cluster-column", default=None, metavar="NAME",
                    help="name of the new column (default cluster)")
-    p.add_argument("--id", default=None, metavar="COL",
-                   help="with --threshold: identify rows by COL (checked present and "
-                        "distinct)")
+    _add_id(p, "with --threshold: identify rows by COL (checked present and distinct)")
     _add_run(p)
-    p.set_defaults(func=cmd_clusters)
 
+
+def _add_demo(sub) -> None:
     p = sub.add_parser("demo", help="run the whole job on bundled sample corpora",
                        description="Fingerprint the bundled SPDX licence texts and fortunes, "
                        "choose k for each against an exact Jaccard ground truth, find "
@@ -189,36 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "similarity >= J are near duplicates (default 0.7)")
     p.add_argument("--examples", type=int, default=4, help="example pairs shown per corpus")
     p.add_argument("--traceback", action="store_true", help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_demo)
-
-    _add_tune(sub)
-    _add_fit_idf(sub)
-    parser.commands = list(sub.choices)
-    parser.subcommands = dict(sub.choices)
-    return parser
-
-
-def _add_fit_idf(sub) -> None:
-    p = sub.add_parser("fit-idf", help="fit an IDF table for --weights tfidf",
-                       description="Count in how many texts of IN each feature occurs and "
-                       "write their inverse document frequencies to OUT (.npz, as "
-                       "simhash_nb.IdfTable.save writes; rows with missing text are not "
-                       "counted). Give the same tokenizer options here as with --weights "
-                       "tfidf --idf OUT later.")
-    p.add_argument("input", metavar="IN", help="input table: .csv, .jsonl, .parquet "
-                   "(csv/jsonl may be .gz)")
-    p.add_argument("output", metavar="OUT", help="the IDF table to write (.npz)")
-    _add_text(p, fingerprints=False, fit=True)
-    _add_run(p)
-    p.set_defaults(func=cmd_fit_idf)
 
 
 def _add_tune(sub) -> None:
-    """``tune``: only when the evaluation module provides ``threshold_table``."""
-    try:
-        from .._core.evaluate import recommend_k, threshold_table  # noqa: F401
-    except ImportError:
-        return
     p = sub.add_parser("tune", help="precision and recall per threshold k",
                        description="Fingerprint the texts of IN and score every Hamming "
                        "threshold k against the ground truth in --labels (rows with equal "
@@ -237,4 +247,16 @@ def _add_tune(sub) -> None:
     g.add_argument("--plot", default=None, metavar="PNG", help="plot precision, recall and "
                    "F1 against k")
     _add_run(p)
-    p.set_defaults(func=cmd_tune)
+
+
+def _add_fit_idf(sub) -> None:
+    p = sub.add_parser("fit-idf", help="fit an IDF table for --weights tfidf",
+                       description="Count in how many texts of IN each feature occurs and "
+                       "write their inverse document frequencies to OUT (.npz, as "
+                       "simhash_nb.IdfTable.save writes; rows with missing text are not "
+                       "counted). Give the same tokenizer options here as with --weights "
+                       "tfidf --idf OUT later.")
+    p.add_argument("input", metavar="IN", help=_IN_HELP)
+    p.add_argument("output", metavar="OUT", help="the IDF table to write (.npz)")
+    _add_text(p, fingerprints=False, fit=True)
+    _add_run(p)

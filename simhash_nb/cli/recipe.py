@@ -12,7 +12,10 @@ import os
 import sys
 from typing import Any, NamedTuple
 
-from .steps import PROG, UsageError
+from .._core.idf import IdfTable
+from .._core.spec import NORMALIZERS, FingerprintSpec, SpecMismatchError
+from .._core.tokenizers import prepare
+from .usage import PROG, UsageError
 
 BUILT_IN = ("char", "word", "jieba")
 """The tokenizers named on the command line; anything else is ``MODULE:FUNCTION``."""
@@ -75,8 +78,6 @@ def load_tokenizer(text: str):
 
 def read_params(path: str):
     """The :class:`~simhash_nb.FingerprintSpec` saved as JSON in ``path`` (``--params``)."""
-    from .._core.spec import FingerprintSpec, SpecMismatchError
-
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -98,8 +99,6 @@ def read_params(path: str):
 
 def read_idf(path: str):
     """The :class:`~simhash_nb.IdfTable` saved in ``path`` (``--idf``)."""
-    from .._core.idf import IdfTable
-
     try:
         return IdfTable.load(path)
     except FileNotFoundError:
@@ -109,8 +108,6 @@ def read_idf(path: str):
 
 
 def _normalize(text: str | None) -> tuple[str, ...] | None:
-    from .._core.spec import NORMALIZERS
-
     if text is None:
         return None
     steps = [s.strip() for s in text.split(",") if s.strip()]
@@ -153,9 +150,6 @@ def check_idf_fits(table, spec, path: str) -> None:
 
 
 def _prepare(**options):
-    from .._core.spec import SpecMismatchError
-    from .._core.tokenizers import prepare
-
     try:
         return Recipe(*prepare(**options))
     except SpecMismatchError:
@@ -182,8 +176,6 @@ def _from_flags(args, given: dict, func, idf, verified: bool, fit: bool) -> Reci
 
 
 def _from_file(args, given: dict, func, idf, verified: bool, fit: bool) -> Recipe:
-    from .._core.spec import SpecMismatchError
-
     path = args.params
     spec = read_params(path)
     if fit:

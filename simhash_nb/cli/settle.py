@@ -7,7 +7,7 @@ from __future__ import annotations
 import glob
 import os
 
-from .steps import UsageError
+from .usage import UsageError
 
 DEFAULTS = {"column": "text", "batch_rows": 65536, "out_column": "simhash",
             "cluster_column": "cluster"}

@@ -1,10 +1,10 @@
-"""The steps every command shares: the spec from options, streaming batches with a
-progress bar, reading stored fingerprints, rewriting a table batch by batch."""
+"""The steps every command shares: streaming batches with a progress bar, reading and
+writing tables, stored fingerprints, rewriting a table batch by batch, and SIGTERM
+handled as Ctrl-C."""
 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import functools
 import os
@@ -15,31 +15,35 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+from tqdm import tqdm
 
-PROG = "simhash-nb"
-EXIT_USAGE = 2
-
-
-class Parser(argparse.ArgumentParser):
-    """Usage errors as one line on stderr and exit status 2."""
-
-    def error(self, message: str):
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-class UsageError(Exception):
-    """A user mistake: reported as one line, exit status 2."""
-
+from .._core.fingerprint import fingerprint_texts
+from .._frames import Prints
+from ..io import (
+    InputError,
+    TableReader,
+    TableWriter,
+    fingerprints_from_arrow,
+    fingerprints_to_arrow,
+    table_format,
+)
+from .usage import UsageError
 
 # --- shared steps ------------------------------------------------------------------------
 
 
-def _bar(args, reader, desc: str):
-    from tqdm import tqdm
+def progress_of(args) -> bool | None:
+    """``-q`` and ``--progress`` as a ``progress=`` option: False, True, or None (a bar
+    when stderr is a terminal)."""
+    return False if args.quiet else (True if args.progress else None)
 
-    disable = True if args.quiet else (False if args.progress else None)
+
+def _bar(args, reader, desc: str):
+    progress = progress_of(args)
     return tqdm(total=reader.total, unit=reader.unit, unit_scale=True, unit_divisor=1024
-                if reader.unit == "B" else 1000, desc=desc, file=sys.stderr, disable=disable,
+                if reader.unit == "B" else 1000, desc=desc, file=sys.stderr,
+                disable=None if progress is None else not progress,
                 leave=False, dynamic_ncols=True)
 
 
@@ -55,8 +59,6 @@ def batches(args, reader, desc: str):
 
 
 def open_reader(args, text_column: str | None):
-    from ..io import TableReader
-
     return TableReader(args.input, text_columns=[text_column] if text_column else [],
                        batch_rows=args.batch_rows)
 
@@ -69,38 +71,10 @@ def check_folder(path: str) -> None:
 
 
 def check_output(args) -> None:
-    from ..io import table_format
-
     table_format(args.output)
     check_folder(args.output)
     if os.path.abspath(args.output) == os.path.abspath(args.input):
         raise UsageError("OUT must not be the same file as IN")
-
-
-def check_ids(ids, column: str) -> None:
-    """Refuse an id column with a missing, empty or repeated value (first row named)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if ids is None or len(ids) == 0:
-        return
-    bad = pc.is_null(ids)
-    if pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type):
-        bad = pc.or_(bad, pc.equal(pc.utf8_length(ids), 0))
-    bad = bad.fill_null(True)
-    if pc.any(bad).as_py():
-        row = int(pc.index(bad, True).as_py())
-        raise UsageError(f"--id {column}: row {row} has an empty id (ids must be present "
-                         "and distinct)")
-    import pandas as pd
-
-    values = pd.Series(ids.to_pandas())
-    repeated = values.duplicated(keep="first").to_numpy()
-    if repeated.any():
-        row = int(np.argmax(repeated))
-        first = int(np.argmax((values == values.iloc[row]).to_numpy()))
-        raise UsageError(f"--id {column}: row {row} repeats the id {ids[row].as_py()!r} of "
-                         f"row {first} (ids must be distinct)")
 
 
 class Terminated(KeyboardInterrupt):
@@ -158,10 +132,6 @@ def command(func: Callable) -> Callable:
 
 def text_of(batch, column: str, path: str):
     """The text column of a batch, refused when it holds no text."""
-    import pyarrow as pa
-
-    from ..io import InputError
-
     col = batch.column(batch.schema.get_field_index(column))
     t = col.type
     values = t.value_type if pa.types.is_dictionary(t) else t  # parquet categoricals
@@ -173,24 +143,18 @@ def text_of(batch, column: str, path: str):
 
 def fingerprint_batch(batch, column: str, recipe, n_jobs, path: str):
     """Fingerprints and validity of a batch's texts (``recipe``: see ``recipe.Recipe``)."""
-    from .._core.fingerprint import fingerprint_texts
-
     col = text_of(batch, column, path)
     fps, _, valid = fingerprint_texts(col, recipe.spec, n_jobs, recipe.extras, False)
     return fps, np.asarray(valid, dtype=bool)
 
 
 def _stored_fingerprints(batch, column: str, path: str):
-    from ..io import fingerprints_from_arrow
-
     return fingerprints_from_arrow(batch.column(batch.schema.get_field_index(column)),
                                    f"{path}: column {column!r}")
 
 
 def collect(args, recipe):
     """Fingerprints (and ids) of every row of IN, streamed in batches."""
-    from .._frames import Prints
-
     column = args.fingerprints or args.column
     id_col = getattr(args, "id", None)
     fps, valid, ids = [], [], []
@@ -219,11 +183,41 @@ def collect(args, recipe):
         all_valid = np.zeros(0, dtype=bool)
     id_values = None
     if id_col:
-        import pyarrow as pa
-
         id_values = pa.chunked_array(ids, type=reader.schema.field(id_col).type)
         id_values = id_values.combine_chunks()
     return Prints(all_fps, all_valid, stored_spec), id_values, n
+
+
+def put_column(batch, name: str, values):
+    """``batch`` with the column ``name`` set to ``values``: one of that name is replaced,
+    else the column goes last."""
+    if name in batch.schema.names:
+        batch = batch.drop_columns([name])
+    return batch.append_column(name, values)
+
+
+def labels_column(labels: np.ndarray, name: str) -> Callable:
+    """A :func:`rewrite` transform: the cluster ``labels`` of the rows in reading order as
+    the column ``name`` (int64; null where a label is negative, a row without text)."""
+
+    def transform(batch, start):
+        part = labels[start:start + batch.num_rows]
+        return put_column(batch, name, pa.array(part, pa.int64(), mask=part < 0))
+
+    return transform
+
+
+def rows_kept(keep: np.ndarray) -> Callable:
+    """A :func:`rewrite` transform: the rows of each batch whose ``keep`` (over all rows,
+    in reading order) is True."""
+    return lambda batch, start: batch.filter(pa.array(keep[start:start + batch.num_rows]))
+
+
+def write_table(path: str, table) -> None:
+    """Write an Arrow table to ``path`` (format from the extension, atomically)."""
+    with TableWriter(path, table.schema) as w:
+        for batch in table.to_batches(max_chunksize=1 << 16):
+            w.write(batch)
 
 
 def say(args, message: str) -> None:
@@ -237,10 +231,6 @@ def rewrite(args, transform: Callable, desc: str, text_column: str | None, specs
     Fingerprint columns of IN (parquet with specs) keep their spec in a parquet OUT and
     become hexadecimal text in a CSV or JSON Lines OUT, like those ``fingerprint`` writes.
     """
-    import pyarrow as pa
-
-    from ..io import TableWriter, fingerprints_from_arrow, fingerprints_to_arrow, table_format
-
     as_text = table_format(args.output)[0] != "parquet"
     with open_reader(args, text_column) as reader:
         reader.require(text_column)

@@ -7,8 +7,13 @@ import os
 import time
 
 import numpy as np
+import pyarrow as pa
 
-from .steps import UsageError, check_folder, rewrite, say
+from .._core.clusters import keep_from_labels
+from ..streaming import CorpusStore, expand_paths, run_shards
+from ..streaming.run import check_new_output, relabel_present, write_kept
+from .steps import check_folder, labels_column, progress_of, rewrite, rows_kept, say, write_table
+from .usage import UsageError
 
 
 def check_threshold_args(args) -> None:
@@ -40,21 +45,29 @@ def check_threshold_args(args) -> None:
     if args.tmp_dir is not None:
         if not os.path.isdir(args.tmp_dir):
             raise UsageError(f"--tmp-dir {args.tmp_dir}: no such folder")
+    if getattr(args, "against", None) and args.params:
+        raise UsageError("--params cannot be used with --against: the store's spec is used")
+
+
+def _shingle_options(args, spec) -> dict:
+    """The shingles of a run or a new store: the recipe's, at ``--bits`` (default 128)."""
+    return dict(bits=args.bits or 128, tokenizer=spec.tokenizer, ngram=spec.ngram,
+                normalize=spec.normalize, seed=spec.seed, params=dict(spec.params) or None)
+
+
+def _run_options(args) -> dict:
+    """The options of a streaming run that the command's flags give."""
+    return dict(text_column=args.column, id_column=getattr(args, "id", None),
+                memory_limit=args.memory_limit, tmp_dir=args.tmp_dir,
+                recall=0.99 if args.recall is None else args.recall,
+                max_pairs=getattr(args, "max_pairs", None), n_jobs=args.n_jobs,
+                progress=progress_of(args))
 
 
 def stream(args, recipe, what: str):
     """Run the verified path over the inputs (``what``: "pairs" or "labels")."""
-    from ..streaming import run_shards
-
-    spec = recipe.spec
-    return run_shards(
-        args.inputs, args.threshold, what=what, text_column=args.column,
-        id_column=getattr(args, "id", None), memory_limit=args.memory_limit,
-        tmp_dir=args.tmp_dir, recall=0.99 if args.recall is None else args.recall,
-        bits=args.bits or 128, tokenizer=spec.tokenizer, ngram=spec.ngram,
-        normalize=spec.normalize, seed=spec.seed, params=dict(spec.params) or None,
-        max_pairs=getattr(args, "max_pairs", None), n_jobs=args.n_jobs,
-        progress=False if args.quiet else (True if args.progress else None))
+    return run_shards(args.inputs, args.threshold, what=what, **_run_options(args),
+                      **_shingle_options(args, recipe.spec))
 
 
 def _summary(run, args, t0: float) -> str:
@@ -64,19 +77,9 @@ def _summary(run, args, t0: float) -> str:
             f"{args.threshold} verified (k={run.k}), {time.perf_counter() - t0:.1f} s")
 
 
-def write_table(path: str, table) -> None:
-    from ..io import TableWriter
-
-    with TableWriter(path, table.schema) as w:
-        for batch in table.to_batches(max_chunksize=1 << 16):
-            w.write(batch)
-
-
 def store_command(args, recipe, t0: float) -> int:
     """``pairs ... --save STORE`` and/or ``--against STORE``: pairs against a corpus
     store, the inputs appended to it with ``--save``."""
-    from ..streaming import CorpusStore
-
     save, against = args.save, args.against
     if save and against and os.path.abspath(save) != os.path.abspath(against):
         raise UsageError("--save with --against appends to that store: give the same STORE "
@@ -92,19 +95,9 @@ def store_command(args, recipe, t0: float) -> int:
         if args.normalize is not None:
             asked["normalize"] = recipe.spec.normalize
     else:
-        spec = recipe.spec
-        store = CorpusStore.create(save, bits=args.bits or 128, tokenizer=spec.tokenizer,
-                                   ngram=spec.ngram, normalize=spec.normalize,
-                                   seed=spec.seed, params=dict(spec.params) or None)
-    pairs = store.query(args.inputs, args.threshold, text_column=args.column,
-                        id_column=getattr(args, "id", None), add=bool(save),
-                        memory_limit=args.memory_limit, tmp_dir=args.tmp_dir,
-                        recall=0.99 if args.recall is None else args.recall,
-                        max_pairs=args.max_pairs, n_jobs=args.n_jobs,
-                        progress=False if args.quiet else (True if args.progress else None),
+        store = CorpusStore.create(save, **_shingle_options(args, recipe.spec))
+    pairs = store.query(args.inputs, args.threshold, add=bool(save), **_run_options(args),
                         **asked)
-    import pyarrow as pa
-
     write_table(args.output, pa.Table.from_pandas(pairs, preserve_index=False))
     note = f"; {store.n:,} documents in {save}" if save else ""
     say(args, f"{len(pairs):,} pairs with Jaccard >= {args.threshold} (verified) "
@@ -122,26 +115,21 @@ def verified_pairs_command(args, recipe, t0: float) -> int:
     return 0
 
 
-def verified_clusters_command(args, recipe, t0: float) -> int:
-    import pyarrow as pa
+def _rewrite_the_input(args, run, transform) -> None:
+    """Rewrite the one input file of ``run`` (IN may be its folder) through ``transform``,
+    once it is checked unchanged since it was read."""
+    args.input = run.source.paths[0]
+    run.source.check_unchanged()
+    rewrite(args, transform, "writing", None)
 
+
+def verified_clusters_command(args, recipe, t0: float) -> int:
     run = stream(args, recipe, "labels")
     if len(run.source.paths) > 1:  # a table of id (or row) and cluster
         write_table(args.output, run.labels_table())
     else:
         labels = np.where(run.valid, run.labels, -1)
-        name = args.cluster_column
-
-        def transform(batch, start):
-            part = labels[start:start + batch.num_rows]
-            arr = pa.array(part, pa.int64(), mask=part < 0)
-            if name in batch.schema.names:
-                batch = batch.drop_columns([name])
-            return batch.append_column(name, arr)
-
-        args.input = run.source.paths[0]  # the one file (IN may be its folder)
-        run.source.check_unchanged()
-        rewrite(args, transform, "writing", None)
+        _rewrite_the_input(args, run, labels_column(labels, args.cluster_column))
     present = run.labels[run.valid]
     sizes = np.bincount(present, minlength=run.n) if present.size else np.zeros(0, np.int64)
     say(args, f"{int((sizes > 0).sum()):,} clusters, {int((sizes > 1).sum()):,} with near "
@@ -151,12 +139,6 @@ def verified_clusters_command(args, recipe, t0: float) -> int:
 
 
 def verified_dedupe_command(args, recipe, t0: float) -> int:
-    import pyarrow as pa
-
-    from .._core.clusters import keep_from_labels
-    from ..streaming.run import check_new_output, relabel_present, write_kept
-    from ..streaming.sources import expand_paths
-
     many = len(expand_paths(args.inputs)) > 1  # one output shard per input
     if many:
         check_new_output(args.output)
@@ -168,10 +150,7 @@ def verified_dedupe_command(args, recipe, t0: float) -> int:
     if many:
         write_kept(run.source, keep, args.output)
     else:
-        args.input = run.source.paths[0]  # the one file (IN may be its folder)
-        run.source.check_unchanged()
-        rewrite(args, lambda batch, start: batch.filter(
-            pa.array(keep[start:start + batch.num_rows])), "writing", None)
+        _rewrite_the_input(args, run, rows_kept(keep))
     kept = int(keep.sum())
     say(args, f"kept {kept:,} of {run.n:,} rows, dropped {run.n - kept:,} near duplicates; "
               + _summary(run, args, t0) + f"; wrote {args.output}")

@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from tqdm.auto import tqdm
 
 from .._core.clusters import check_keep, keep_from_labels
 from .._core.pipeline import MemoryBudget, Shingler
@@ -127,13 +129,9 @@ def _bar(src, progress: bool | None):
     show = sys.stderr.isatty() if progress is None else progress
     if not show:
         return _NoBar()
-    from tqdm.auto import tqdm  # optional display
-
     total = None
     if isinstance(src, FileSource) and all(table_format(p)[0] == "parquet"
                                            for p in src.paths):
-        import pyarrow.parquet as pq
-
         total = sum(pq.ParquetFile(p).metadata.num_rows for p in src.paths)
     return tqdm(total=total, unit="doc", unit_scale=True, desc="shingling",
                 file=sys.stderr, leave=False, dynamic_ncols=True)

@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from ..io import InputError, TableReader, table_format
 
-__all__ = ["FileSource", "FrameSource", "expand_paths", "make_source"]
+__all__ = ["FileSource", "FrameSource", "check_unique_ids", "expand_paths", "make_source"]
 
 
 def _is_table_file(path: str) -> bool:
@@ -156,8 +157,6 @@ class FileSource:
 
 def _parquet_batch_rows(path: str, column: str, batch_bytes: int) -> int:
     """Rows of about ``batch_bytes`` of ``column`` (from the file's metadata)."""
-    import pyarrow.parquet as pq
-
     try:
         meta = pq.ParquetFile(path).metadata
     except (pa.ArrowException, OSError):
@@ -241,14 +240,28 @@ def make_source(source, text_column: str = "text", id_column: str | None = None,
                     f"DataFrames / Arrow batches, got {type(source).__name__}")
 
 
-def check_unique_ids(ids: pa.Array, column: str) -> None:
-    """Refuse missing or repeated ids, naming the first (global) row."""
+def check_unique_ids(ids: pa.Array, column: str, empty: bool = False) -> None:
+    """Refuse missing or repeated ids (with ``empty``, empty strings too), naming the
+    first (global) row.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_unique_ids(pa.array(["a", "", "a"]), "id", empty=True)
+    ... except ValueError as e:
+    ...     print(e)
+    id column 'id': row 1 has an empty id (ids must be present and distinct)
+    """
     if len(ids) == 0:
         return
     bad = pc.is_null(ids)
+    if empty and (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
+        bad = pc.or_(bad, pc.equal(pc.utf8_length(ids), 0)).fill_null(True)
     if pc.any(bad).as_py():
-        raise InputError(f"id column {column!r}: row {int(pc.index(bad, True).as_py())} has "
-                         "no id (ids must be present and distinct)")
+        row = int(pc.index(bad, True).as_py())
+        what = "no id" if ids[row].as_py() is None else "an empty id"
+        raise InputError(f"id column {column!r}: row {row} has {what} (ids must be present "
+                         "and distinct)")
     values = pd.Series(ids.to_pandas())
     repeated = values.duplicated(keep="first").to_numpy()
     if repeated.any():
