@@ -156,15 +156,8 @@ def _self_join_counts(fps, truth: _Truth, max_k: int | None, n_jobs):
     return all_hist, pos_hist, n_true
 
 
-def threshold_table(
-    fps,
-    truth,
-    *,
-    ids=None,
-    threshold: float | None = None,
-    max_k: int | None = None,
-    n_jobs: int | None = None,
-):
+def threshold_table(fps, truth, *, ids=None, threshold: float | None = None,
+                    max_k: int | None = None, n_jobs: int | None = None):
     """Precision, recall and F1 of SimHash at every Hamming threshold ``k``.
 
     At threshold ``k`` a pair is predicted a duplicate iff its fingerprints differ in at
@@ -177,13 +170,11 @@ def threshold_table(
     truth
         The ground truth, in one of three forms:
 
-        - **cluster labels**: one id per document (array, list or Series of length
-          ``n``); documents with the same id are duplicates, a missing id (None, NaN)
-          is a document without duplicates. Evaluated over all pairs (self-join).
-        - **duplicate pairs**: a DataFrame with columns ``i``, ``j`` (such as
-          :func:`jaccard_pairs` returns), :class:`~simhash_nb.Pairs`, a tuple
-          ``(i, j)`` or an int array ``(m, 2)``: every duplicate pair, and every pair
-          not listed is not a duplicate. Evaluated over all pairs (self-join).
+        - **cluster labels**, one id per document (array, list or Series of length
+          ``n``): the same id, duplicates; a missing id (None, NaN), none. Self-join.
+        - **duplicate pairs**: a DataFrame with columns ``i``, ``j`` (as from
+          :func:`jaccard_pairs`), :class:`~simhash_nb.Pairs`, a tuple ``(i, j)`` or an
+          int array ``(m, 2)``; a pair not listed is not a duplicate. Self-join.
         - **labelled pairs**: a DataFrame with columns ``i``, ``j`` and ``duplicate``
           (or ``label``), a tuple ``(i, j, label)`` or an array ``(m, 3)``: only these
           pairs are evaluated.
@@ -194,22 +185,19 @@ def threshold_table(
         are the duplicates (default: all listed pairs).
     max_k : int, optional
         Self-joins count all ``n (n - 1) / 2`` pairs at every distance (refused above
-        ``config["evaluate_max_brute_pairs"]``); with ``max_k`` only pairs within
-        ``max_k`` are found (with :func:`simhash_nb.near_duplicates`) and the table
-        stops at ``k = max_k``.
+        ``config["evaluate_max_brute_pairs"]``); with ``max_k`` only those within
+        ``max_k`` (found by :func:`simhash_nb.near_duplicates`), up to ``k = max_k``.
     n_jobs : int, optional
         Threads.
 
     Returns
     -------
     pandas.DataFrame
-        One row per ``k = 0 .. bits`` (or ``max_k``) with columns ``k``, ``predicted``
-        (pairs within ``k``), ``tp``, ``fp``, ``fn``, ``tn``, ``precision``, ``recall``,
-        ``f1`` and ``note``. Undefined ratios are NaN, never a division by zero, and
-        ``note`` says why (no predicted pairs: precision undefined; no duplicates in
-        the truth: recall undefined). ``attrs`` holds ``mode`` ("self-join" or
-        "labelled pairs"), ``n_documents``, ``n_pairs`` (pairs evaluated),
-        ``n_duplicates``, ``bits`` and ``note``.
+        One row per ``k = 0 .. bits`` (or ``max_k``): ``k``, ``predicted`` (pairs
+        within ``k``), ``tp``, ``fp``, ``fn``, ``tn``, ``precision``, ``recall``, ``f1``
+        and ``note``, which says why a ratio is NaN (undefined, never a division by
+        zero). ``attrs``: ``mode`` ("self-join" or "labelled pairs"), ``n_documents``,
+        ``n_pairs`` (pairs evaluated), ``n_duplicates``, ``bits``, ``max_k``, ``note``.
 
     Raises
     ------
@@ -242,23 +230,27 @@ def threshold_table(
     n, bits = fps.shape[0], bits_of(fps)
     max_k = _check_max_k(max_k, bits)
     t = _parse_truth(truth, n, ids, threshold)
-    if t.kind == "labelled":
-        tp, fp, n_true, n_false = _labelled_counts(fps, t, max_k)
-        mode, n_pairs = "labelled pairs", int(t.label.shape[0])
-    else:
-        all_hist, pos_hist, n_true = _self_join_counts(fps, t, max_k, n_jobs)
-        tp = np.cumsum(pos_hist)
-        fp = np.cumsum(all_hist) - tp
-        mode, n_pairs = "self-join", n_pairs_of(n)
-        n_false = n_pairs - n_true
+    tp, fp, n_true, n_false, mode = _cumulative_counts(fps, t, max_k, n_jobs)
     table = _table(tp, fp, n_true, n_false)
-    note = "" if n_true else (
+    table.attrs.update(mode=mode, n_documents=n, n_pairs=n_true + n_false, n_duplicates=n_true,
+                       bits=bits, max_k=max_k, note=_truth_note(n_true))
+    return table
+
+
+def _cumulative_counts(fps, t: _Truth, max_k: int | None, n_jobs):
+    """``(tp, fp)`` per k (cumulative), the true and false totals, and the mode."""
+    if t.kind == "labelled":
+        return (*_labelled_counts(fps, t, max_k), "labelled pairs")
+    all_hist, pos_hist, n_true = _self_join_counts(fps, t, max_k, n_jobs)
+    tp = np.cumsum(pos_hist)
+    return tp, np.cumsum(all_hist) - tp, n_true, n_pairs_of(fps.shape[0]) - n_true, "self-join"
+
+
+def _truth_note(n_true: int) -> str:
+    return "" if n_true else (
         "the ground truth has no duplicate pairs: recall and F1 are undefined (NaN), and "
         "precision is 0 wherever pairs are predicted (each is a false positive)"
     )
-    table.attrs.update(mode=mode, n_documents=n, n_pairs=n_pairs, n_duplicates=n_true,
-                       bits=bits, max_k=max_k, note=note)
-    return table
 
 
 def _check_max_k(max_k, bits: int) -> int | None:
