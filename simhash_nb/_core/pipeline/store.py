@@ -86,7 +86,6 @@ class ShingleStore:
         self._chunks: list[np.ndarray] = []  # in memory: each batch's hashes, not copied
         self._chunk_docs: list[int] = []  # documents of each chunk
         self._parts: list[tuple[int, np.ndarray, np.ndarray]] = []  # sealed chunks
-        self._typed = None  # the parts' offsets and hashes as Numba typed lists
         self._held = 0
         self._ends: list[np.ndarray] = []
         self.total = 0
@@ -254,12 +253,9 @@ class ShingleStore:
     def _across_parts(self, i, j, threshold: float, out: np.ndarray) -> np.ndarray:
         """:meth:`similarities` over batches held apart: one kernel over all pairs, each
         document named by its batch and its row there."""
-        if self._typed is None:
-            self._typed = (List([p[1] for p in self._parts]), List([p[2] for p in self._parts]))
-        starts = np.array([p[0] for p in self._parts], dtype=np.int64)
-        ci = np.searchsorted(starts, i, "right") - 1
-        cj = np.searchsorted(starts, j, "right") - 1
-        return parts_similarities_above(*self._typed, ci, i - starts[ci], cj, j - starts[cj],
+        offsets, hashes, pi, ri = self._as_parts(i)
+        _, _, pj, rj = self._as_parts(j)
+        return parts_similarities_above(List(offsets), List(hashes), pi, ri, pj, rj,
                                         threshold, out)
 
     def similarities_with(self, other: ShingleStore, i: np.ndarray, j: np.ndarray,
@@ -267,13 +263,26 @@ class ShingleStore:
         """:meth:`similarities` of documents ``i`` of this store and ``j`` of ``other``."""
         out = np.empty(i.shape[0], dtype=np.float64)
         for s in self._blocks(i, j, other):
-            if self.spilled or other.spilled or self.hashes is None or other.hashes is None:
-                indptr, hashes, li, lj = self._local(i[s], j[s], other)
-                _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, out[s])
-            else:
-                _jk.cross_similarities_above(self.offsets, self.hashes, other.offsets,
-                                             other.hashes, i[s], j[s], threshold, out[s])
+            offs_a, hash_a, pi, ri = self._as_parts(i[s])
+            offs_b, hash_b, pj, rj = other._as_parts(j[s])
+            parts_similarities_above(List(offs_a + offs_b), List(hash_a + hash_b), pi, ri,
+                                     pj + len(offs_a), rj, threshold, out[s])
         return out
+
+    def _as_parts(self, docs: np.ndarray):
+        """``(offsets list, hashes list, part, row)`` naming documents ``docs`` in CSR
+        parts: the batches in place when in memory, else those documents read from the
+        file into one part."""
+        if not self.spilled:
+            if self.hashes is not None and len(self._parts) <= 1:
+                return [self.offsets], [self.hashes], np.zeros_like(docs), docs
+            starts = np.array([p[0] for p in self._parts], dtype=np.int64)
+            part = np.searchsorted(starts, docs, "right") - 1
+            return ([p[1] for p in self._parts], [p[2] for p in self._parts], part,
+                    docs - starts[part])
+        distinct = np.unique(docs)
+        indptr, hashes = self.gather(distinct)
+        return [indptr], [hashes], np.zeros_like(docs), np.searchsorted(distinct, docs)
 
     def at_least(self, i: np.ndarray, j: np.ndarray, todo: np.ndarray,
                  threshold: float) -> np.ndarray:
@@ -295,7 +304,7 @@ class ShingleStore:
     def close(self) -> None:
         """Drop the hashes and remove the temporary folder."""
         self.hashes = None
-        self._chunks, self._parts, self._typed = [], [], None
+        self._chunks, self._parts = [], []
         if self._file is not None:
             self._file.close()
             self._file = None
