@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .pairs import pandas_module
+
 __all__ = ["Matches"]
 
 
@@ -60,6 +62,5 @@ class Matches:
 
     def to_frame(self):
         """A pandas DataFrame with columns ``query``, ``id``, ``distance``."""
-        import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+        pd = pandas_module()
         return pd.DataFrame({"query": self.query, "id": self.id, "distance": self.distance})

@@ -1,4 +1,4 @@
-"""The result type of pair searches."""
+"""The result type of pair searches, and the lazy pandas import of the result types."""
 
 from __future__ import annotations
 
@@ -6,6 +6,14 @@ import dataclasses
 from collections.abc import Iterator
 
 import numpy as np
+
+
+def pandas_module():
+    """The pandas module, imported on first use: ``import simhash_nb`` stays free of it
+    (the one lazy pandas import of the result types and of :mod:`~._core.evaluate`)."""
+    import pandas  # lazily: import simhash_nb does not import pandas
+
+    return pandas
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +60,5 @@ class Pairs:
 
     def to_frame(self):
         """A pandas DataFrame with columns ``i``, ``j``, ``distance``."""
-        import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+        pd = pandas_module()
         return pd.DataFrame({"i": self.i, "j": self.j, "distance": self.distance})

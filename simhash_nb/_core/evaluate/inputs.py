@@ -9,7 +9,7 @@ import numpy as np
 
 from ..batch import FeatureBatch
 from ..features import features
-from ..pairs import Pairs
+from ..pairs import Pairs, pandas_module
 from ..text import to_arrow
 
 # --- input: documents as sorted sets ----------------------------------------------------
@@ -88,8 +88,7 @@ def as_positions(values, n: int, ids, what: str) -> np.ndarray:
     if values.ndim != 1:
         raise ValueError(f"{what} must be one-dimensional, got shape {values.shape}")
     if ids is not None:
-        import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+        pd = pandas_module()
         index = ids if isinstance(ids, pd.Index) else pd.Index(np.asarray(ids, dtype=object))
         if len(index) != n:
             raise ValueError(f"ids has {len(index)} entries but there are {n} documents")
@@ -135,8 +134,7 @@ _SIMILARITY_COLUMNS = ("jaccard", "similarity")
 
 def pair_columns(pairs) -> tuple[Any, Any, Any, Any]:
     """Split any pair table into ``(i, j, label or None, similarity or None)``."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+    pd = pandas_module()
     if isinstance(pairs, Pairs):
         return pairs.i, pairs.j, None, None
     if isinstance(pairs, pd.DataFrame):
@@ -193,8 +191,7 @@ def as_bool_labels(label, m: int) -> np.ndarray:
 def check_table(table, need=("k", "precision", "recall", "f1")):
     """``table`` if it is a non-empty DataFrame from threshold_table with the ``need``
     columns; ``TypeError`` or ``ValueError`` saying what it lacks."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+    pd = pandas_module()
     if not isinstance(table, pd.DataFrame):
         raise TypeError(
             f"table must be a DataFrame from sh.threshold_table, got {type(table).__name__}"

@@ -15,6 +15,7 @@ from ..._kernels import jaccard as _jk
 from ...config import config
 from ..docstrings import shared_docs
 from ..fingerprint import fingerprint_features
+from ..pairs import pandas_module
 from ..parallel import threads
 from ..search import near_duplicates
 from ..validation import bits_of, check_fraction
@@ -284,8 +285,7 @@ def jaccard_pairs(
 
 def _pair_frame(i, j, sims, attrs: dict):
     """The pairs as a DataFrame sorted by ``(i, j)``, with ``attrs``."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+    pd = pandas_module()
     order = np.lexsort((j, i))
     df = pd.DataFrame({"i": i[order], "j": j[order], "jaccard": sims[order]})
     df.attrs.update(attrs)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...config import config
 from ..hamming import hamming_matrix
-from ..pairs import Pairs
+from ..pairs import Pairs, pandas_module
 from ..parallel import threads
 from ..search import near_duplicates
 from ..validation import as_fingerprints, bits_of
@@ -37,8 +37,7 @@ class _Truth:
 
 
 def _labels_to_codes(labels, n: int) -> np.ndarray:
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+    pd = pandas_module()
     if len(labels) != n:
         raise ValueError(
             f"labels has {len(labels)} entries but there are {n} fingerprints; give one "
@@ -53,8 +52,7 @@ def _labels_to_codes(labels, n: int) -> np.ndarray:
 
 
 def _parse_truth(truth, n: int, ids, threshold) -> _Truth:
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+    pd = pandas_module()
     n_docs = getattr(truth, "attrs", {}).get("n_documents") if isinstance(
         truth, pd.DataFrame) else None
     if n_docs is not None and n_docs != n:
@@ -277,8 +275,7 @@ def _labelled_counts(fps, t: _Truth, max_k: int | None):
 
 def _table(tp: np.ndarray, fp: np.ndarray, n_true: int, n_false: int):
     """The threshold table from cumulative counts: ratios, NaN where undefined, notes."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+    pd = pandas_module()
     fn = n_true - tp
     tn = n_false - fp
     predicted = tp + fp
