@@ -1,4 +1,5 @@
-"""Plots for threshold tuning (matplotlib, imported when a plot is drawn).
+"""Plots for threshold tuning with matplotlib (imported with this module, which
+``import simhash_nb`` leaves out until ``simhash_nb.plotting`` is first used).
 
 Every function draws on ``ax`` (a new figure when omitted) and returns the Axes, so
 plots combine into subplots and compare several fingerprint settings on one Axes.
@@ -15,9 +16,11 @@ from __future__ import annotations
 
 import numbers
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ._core.docstrings import shared_docs
 from ._core.evaluate.inputs import check_table
 
 __all__ = [
@@ -27,13 +30,19 @@ __all__ = [
     "plot_threshold_curves",
 ]
 
+_PARAMETERS = {
+    "table": "table : pandas.DataFrame\n    From :func:`simhash_nb.threshold_table`.",
+    "ax": "ax : matplotlib Axes, optional\n    Where to draw (default: a new figure).",
+    "mark": "mark : int or Recommendation, optional\n    A threshold to mark (e.g. the result "
+            "of :func:`simhash_nb.recommend_k`).",
+}
+"""The numpydoc entries every plot shares (``{{name}}`` lines of its docstring)."""
+
 _DUP = "#1f77b4"
 _NONDUP = "#d62728"
 
 
 def _axes(ax, figsize=(6.4, 4.4)):
-    import matplotlib.pyplot as plt  # on first plot: pyplot picks a backend when imported
-
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
@@ -48,6 +57,13 @@ def _mark_k(mark, table) -> int | None:
     if int(k) not in set(table["k"].tolist()):
         raise ValueError(f"mark k={int(k)} is not a row of the table")
     return int(k)
+
+
+def _last_k_shown(k: np.ndarray, row: int | None, margin: int) -> int:
+    """The last ``k`` a plot shows by default: ``margin`` past ``k[row]`` (all of ``k``
+    when ``row`` is None), at least 10, at most the table's last."""
+    last = int(k[row]) + margin if row is not None else int(k.max())
+    return min(max(last, 10), int(k.max()))
 
 
 def _label_ks(ks: np.ndarray, recall: np.ndarray, precision: np.ndarray, at_most: int = 10,
@@ -67,17 +83,15 @@ def _label_ks(ks: np.ndarray, recall: np.ndarray, precision: np.ndarray, at_most
     return set(chosen)
 
 
+@shared_docs(**_PARAMETERS)
 def plot_precision_recall(table, ax=None, *, mark=None, label=None, annotate=True):
     """Precision against recall, one point per Hamming threshold ``k``.
 
     Parameters
     ----------
-    table : pandas.DataFrame
-        From :func:`simhash_nb.threshold_table`.
-    ax : matplotlib Axes, optional
-        Where to draw (default: a new figure).
-    mark : int or Recommendation, optional
-        A threshold to highlight (e.g. the result of :func:`simhash_nb.recommend_k`).
+    {{table}}
+    {{ax}}
+    {{mark}}
     label : str, optional
         Legend entry of the curve (to compare settings on one Axes).
     annotate : bool, default True
@@ -126,16 +140,15 @@ def plot_precision_recall(table, ax=None, *, mark=None, label=None, annotate=Tru
     return ax
 
 
+@shared_docs(**_PARAMETERS)
 def plot_threshold_curves(table, ax=None, *, mark=None, label=None, max_k=None):
     """Precision, recall and F1 against the Hamming threshold ``k``.
 
     Parameters
     ----------
-    table : pandas.DataFrame
-        From :func:`simhash_nb.threshold_table`.
-    ax : matplotlib Axes, optional
-    mark : int or Recommendation, optional
-        A threshold to draw as a vertical line.
+    {{table}}
+    {{ax}}
+    {{mark}}
     label : str, optional
         Prefix of the legend entries (to compare settings on one Axes).
     max_k : int, optional
@@ -156,11 +169,10 @@ def plot_threshold_curves(table, ax=None, *, mark=None, label=None, max_k=None):
     check_table(table)
     ax = _axes(ax)
     k = table["k"].to_numpy()
-    if max_k is None:
+    if max_k is None:  # a few past the first k with full recall
         r = table["recall"].to_numpy(dtype=np.float64)
         full = np.flatnonzero(r >= np.nanmax(r) - 1e-12) if not np.isnan(r).all() else []
-        max_k = int(k[full[0]]) + 5 if len(full) else int(k.max())
-        max_k = min(max(max_k, 10), int(k.max()))
+        max_k = _last_k_shown(k, full[0] if len(full) else None, 5)
     show = k <= max_k
     prefix = f"{label}: " if label else ""
     styles = (("precision", "-", "precision"), ("recall", "--", "recall"), ("f1", ":", "F1"))
@@ -199,6 +211,7 @@ def _similarity_axis(ax, bits) -> None:
     top.set_xlabel("Jaccard similarity (equal-sized sets), from the angle relation", fontsize=8)
 
 
+@shared_docs(**_PARAMETERS)
 def plot_distance_histogram(table, ax=None, *, density=True, max_k=None, mark=None):
     """Hamming distances of duplicate and of non-duplicate pairs.
 
@@ -208,16 +221,14 @@ def plot_distance_histogram(table, ax=None, *, density=True, max_k=None, mark=No
 
     Parameters
     ----------
-    table : pandas.DataFrame
-        From :func:`simhash_nb.threshold_table`.
-    ax : matplotlib Axes, optional
+    {{table}}
+    {{ax}}
     density : bool, default True
         Plot each group's share of its pairs (the groups differ in size by orders of
         magnitude); False plots counts on a log scale.
     max_k : int, optional
         Last distance shown (default: the last one with a duplicate pair, plus a margin).
-    mark : int or Recommendation, optional
-        A threshold to draw as a vertical line.
+    {{mark}}
 
     Returns
     -------
@@ -236,10 +247,9 @@ def plot_distance_histogram(table, ax=None, *, density=True, max_k=None, mark=No
     k = table["k"].to_numpy()
     dup = np.diff(table["tp"].to_numpy(), prepend=0)
     non = np.diff(table["fp"].to_numpy(), prepend=0)
-    if max_k is None:
+    if max_k is None:  # a few past the last distance with a duplicate pair
         last = np.flatnonzero(dup)
-        max_k = int(k[last[-1]]) + 6 if last.shape[0] else int(k.max())
-        max_k = min(max(max_k, 10), int(k.max()))
+        max_k = _last_k_shown(k, last[-1] if last.shape[0] else None, 6)
     show = k <= max_k
     k, dup, non = k[show], dup[show], non[show]
     n_dup, n_non = int(dup.sum()), int(non.sum())
@@ -269,6 +279,7 @@ def plot_distance_histogram(table, ax=None, *, density=True, max_k=None, mark=No
     return ax
 
 
+@shared_docs(**_PARAMETERS)
 def plot_cluster_sizes(labels, ax=None, *, log=True):
     """How many clusters there are of each size.
 
@@ -276,7 +287,7 @@ def plot_cluster_sizes(labels, ax=None, *, log=True):
     ----------
     labels : array_like
         One cluster label per document (e.g. from :func:`simhash_nb.clusters`).
-    ax : matplotlib Axes, optional
+    {{ax}}
     log : bool, default True
         Logarithmic count axis (singletons usually dominate).
 

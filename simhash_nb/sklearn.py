@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._core import tokens as _tokens
 from ._core.batch import FeatureBatch
+from ._core.docstrings import shared_docs
 from ._core.fingerprint import fingerprint_features
 from ._core.jieba import jieba_tokens
 from ._core.spec import FingerprintSpec
@@ -121,6 +122,11 @@ def fingerprint_sparse(X, vocabulary, bits: int = 64, seed: int = 0, *,
 
 def _fingerprint_csr(X, col_hashes: np.ndarray, bits: int, n_jobs) -> np.ndarray:
     return fingerprint_features(_tokens.csr_batch(X, col_hashes), bits=bits, n_jobs=n_jobs)
+
+
+_PARAMETERS = {"texts": "X : sequence of str\n    Texts.",
+               "fit_input": "X : sequence of str\n    Texts.\ny : None\n    Ignored."}
+"""The numpydoc entries of the vectorizer's methods' input (``{{name}}`` docstring lines)."""
 
 
 def _identity(x):
@@ -244,15 +250,13 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
         return jieba_tokens(arr, stop_words=stop, n_jobs=self.n_jobs,
                             normalize=("nfkc", "lower") if self.lowercase else ("nfkc",))
 
+    @shared_docs(**_PARAMETERS)
     def fit(self, X, y=None):
         """Learn the vocabulary (and IDF) of the texts ``X``.
 
         Parameters
         ----------
-        X : sequence of str
-            Texts.
-        y : None
-            Ignored.
+        {{fit_input}}
 
         Returns
         -------
@@ -262,15 +266,13 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
         self.fit_transform(X, y)
         return self
 
+    @shared_docs(**_PARAMETERS)
     def fit_transform(self, X, y=None):
         """Fit and return the fingerprints of ``X``.
 
         Parameters
         ----------
-        X : sequence of str
-            Texts.
-        y : None
-            Ignored.
+        {{fit_input}}
 
         Returns
         -------
@@ -300,13 +302,13 @@ class SimhashVectorizer(TransformerMixin, BaseEstimator):
                                      normalize=(), seed=int(self.seed), params=params)
         return self._output(_fingerprint_csr(M, self.term_hashes_, self.bits, self.n_jobs))
 
+    @shared_docs(**_PARAMETERS)
     def transform(self, X):
         """Fingerprints of the texts ``X`` (``uint64[n]``/``[n, 2]``, or bits).
 
         Parameters
         ----------
-        X : sequence of str
-            Texts.
+        {{texts}}
 
         Returns
         -------

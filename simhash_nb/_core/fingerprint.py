@@ -213,15 +213,11 @@ def features_and_fingerprints(
     texts,
     bits: int = 128,
     *,
-    tokenizer=None,
-    ngram: int | None = None,
-    normalize=None,
-    seed: int | None = None,
     spec: FingerprintSpec | None = None,
-    params=None,
     missing: str = "raise",
     n_jobs: int | None = None,
     progress: bool | None = None,
+    **options,
 ) -> tuple[FeatureBatch, np.ndarray]:
     """Binary-weight features of texts and their fingerprints, tokenising each text once.
 
@@ -235,10 +231,13 @@ def features_and_fingerprints(
         As in :func:`fingerprint`.
     bits : {128, 64}, default 128
         Width of the fingerprints (not of the spec: the features are the same).
-    tokenizer, ngram, normalize, seed, params, missing, n_jobs, progress
-        As in :func:`simhash_nb.features`; the weights are binary.
     spec : FingerprintSpec, optional
         Instead of the options; its weights must be "binary".
+    missing, n_jobs, progress
+        As in :func:`simhash_nb.features`.
+    **options
+        ``tokenizer``, ``ngram``, ``normalize``, ``seed``, ``params`` as in
+        :func:`simhash_nb.features`; the weights are binary.
 
     Returns
     -------
@@ -255,9 +254,8 @@ def features_and_fingerprints(
     """
     bits = check_bits(bits)
     check_missing(missing, ("raise", "zero"))
-    spec, extras = prepare(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed,
-                           weights=None if spec is not None else "binary", spec=spec,
-                           params=params)
+    spec, extras = prepare(weights=None if spec is not None else "binary", spec=spec,
+                           **options)
     if spec.weights != "binary":
         raise ValueError(f"features_and_fingerprints makes binary features; the spec has "
                          f"weights={spec.weights!r}")

@@ -19,7 +19,7 @@ from .batch import FeatureBatch
 from .spec import FingerprintSpec
 from .text import normalize_arrow
 
-__all__ = ["IdfTable", "apply_idf"]
+__all__ = ["IdfTable", "apply_idf", "document_frequencies"]
 
 
 _SAVED_FORMAT = "simhash_nb.IdfTable/1"
@@ -33,6 +33,26 @@ def digest(parts: Iterable[bytes]) -> str:
         h.update(len(p).to_bytes(8, "little"))
         h.update(p)
     return "sha1:" + h.hexdigest()
+
+
+def document_frequencies(features: FeatureBatch) -> tuple[np.ndarray, np.ndarray]:
+    """``(hashes, df)``: each feature hash of a batch, in increasing order, and the number
+    of documents that have it (a hash repeated within a document counts once).
+
+    Examples
+    --------
+    >>> import simhash_nb as sh
+    >>> h, df = document_frequencies(sh.features(["a b a", "a c"], tokenizer="word"))
+    >>> sorted(df.tolist())
+    [1, 1, 2]
+    """
+    hashes = np.asarray(features.hashes, dtype=np.uint64)
+    doc = np.repeat(np.arange(len(features), dtype=np.int64), features.n_features)
+    order = np.lexsort((hashes, doc))
+    hs, ds = hashes[order], doc[order]
+    first = np.ones(hs.shape[0], dtype=bool)
+    first[1:] = (hs[1:] != hs[:-1]) | (ds[1:] != ds[:-1])
+    return np.unique(hs[first], return_counts=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -168,14 +188,7 @@ class IdfTable:
         if not isinstance(features, FeatureBatch):
             raise TypeError("IdfTable.fit takes a FeatureBatch (see simhash_nb.features)")
         n = len(features)
-        hashes = np.asarray(features.hashes, dtype=np.uint64)
-        # count each hash once per document even if a batch repeats it within a row
-        doc = np.repeat(np.arange(n, dtype=np.int64), features.n_features)
-        order = np.lexsort((hashes, doc))
-        hs, ds = hashes[order], doc[order]
-        first = np.ones(hs.shape[0], dtype=bool)
-        first[1:] = (hs[1:] != hs[:-1]) | (ds[1:] != ds[:-1])
-        h, df = np.unique(hs[first], return_counts=True)
+        h, df = document_frequencies(features)
         idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
         return cls(h, idf, math.log(1.0 + n) + 1.0, "fitted", n)
 

@@ -276,13 +276,13 @@ def make_spec(spec: FingerprintSpec | None = None, **options) -> FingerprintSpec
     Returns
     -------
     FingerprintSpec
+        The spec :meth:`FingerprintSpec.from_options` makes of the same arguments.
 
     Raises
     ------
-    TypeError
-        If ``spec`` is not a FingerprintSpec, or an option is unknown.
-    ValueError
-        If both ``spec`` and options are given, or an option's value is invalid.
+    TypeError, ValueError
+        Where :meth:`FingerprintSpec.from_options` raises them (an unknown option, a
+        ``spec`` that is not one, both ``spec`` and options, an invalid value).
 
     Examples
     --------

@@ -9,7 +9,14 @@
 - :mod:`.verified` — pairs and labels from the verified (exact Jaccard) road.
 
 The names are re-exported here: the faces import ``from simhash_nb._frames import X``.
+pandas is imported at the top of these modules (``import simhash_nb`` imports none of
+them: the accessors load when pandas does).
 """
+
+# pandas first, before any module of this package: the first import of pandas registers
+# the accessors (an import hook), and they import these modules, which must not be half
+# imported then
+import pandas  # noqa: F401
 
 from .attrs import SPEC_ATTR, ColumnSpecs, SpecJSON, column_specs, spec_of, spec_record
 from .columns import (

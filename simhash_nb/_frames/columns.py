@@ -5,14 +5,12 @@
   big-endian order (the core API's ``uint64[n, 2]`` holds ``lo, hi`` in each row).
 - Files: ``uint64``, ``fixed_size_binary(16)`` or fixed-width hexadecimal text
   (:func:`fingerprints_to_arrow`, :func:`fingerprints_from_arrow`).
-
-pandas is imported inside the functions that need it, so that ``import simhash_nb``
-stays light.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -27,7 +25,6 @@ FINGERPRINT_COLUMN = "simhash"
 
 def fingerprint_kind(dtype) -> str | None:
     """``"text"``, ``"fp64"``, ``"fp128"`` or ``None`` for a pandas dtype."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
     if isinstance(dtype, pd.StringDtype):
         return "text"
     if isinstance(dtype, pd.ArrowDtype):
@@ -82,8 +79,6 @@ def words_to_binary16(fps: np.ndarray, valid: np.ndarray | None = None):
 
 def fingerprint_array(fps: np.ndarray, valid: np.ndarray | None = None):
     """Core fingerprints (and validity) as a pandas array: ``UInt64`` or ``binary[16]``."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
     if valid is None:
         valid = np.ones(fps.shape[0], dtype=bool)
     if fps.ndim == 1:
@@ -93,7 +88,6 @@ def fingerprint_array(fps: np.ndarray, valid: np.ndarray | None = None):
 
 def fingerprint_values(series) -> tuple[np.ndarray, np.ndarray]:
     """A fingerprint Series to core ``(fps, valid)``: ``uint64[n]`` or ``uint64[n, 2]``."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
     kind = fingerprint_kind(series.dtype)
     if kind == "fp128":
         return binary16_to_words(arrow_of(series))

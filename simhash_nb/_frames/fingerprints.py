@@ -2,8 +2,7 @@
 
 Fingerprint a text Series or read a fingerprint one (:func:`prints`), search pairs of
 the rows that are present (:func:`search_pairs`) and give them the caller's index labels
-(:func:`pairs_frame`). pandas is imported inside the functions that need it, so that
-``import simhash_nb`` stays light.
+(:func:`pairs_frame`).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._core.fingerprint import fingerprint_texts
 from .._core.pairs import Pairs
@@ -55,8 +55,6 @@ def prints(series, kind: str, options: dict[str, Any], what: str = "Series") -> 
 
 
 def fingerprint_series(series, p: Prints, name):
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
     out = pd.Series(fingerprint_array(p.fps, p.valid), index=series.index, name=name, copy=False)
     attrs = {k: v for k, v in series.attrs.items() if k != SPEC_ATTR}
     if p.spec is not None:
@@ -75,8 +73,6 @@ def unique_index(index, what: str) -> None:
 
 
 def pairs_frame(pairs, left_index, left_pos, right_index, right_pos):
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
     i = left_pos[pairs.i]
     j = right_pos[pairs.j]
     return pd.DataFrame(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -30,8 +31,6 @@ _HEX_RE = re.compile("[0-9A-Fa-f]{16}|[0-9A-Fa-f]{32}")  # fullmatch
 
 def _strings(series) -> pa.Array | None:
     """A string Series as an Arrow string array; None if its values are not all strings."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
     if isinstance(series.dtype, pd.CategoricalDtype):
         return None
     try:
@@ -101,8 +100,6 @@ def hex_width(series, *, strict: bool = False) -> int | None:
 def parse_hex(series):
     """A Series of hexadecimal fingerprints as a fingerprint Series (same index, name,
     attrs); ``ValueError`` unless every present value has 16, or every one 32, digits."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
     arr = _strings(series) if fingerprint_kind(series.dtype) == "text" else None
     if arr is None:
         raise TypeError(f"hexadecimal fingerprints must be strings; {series.name!r} has "

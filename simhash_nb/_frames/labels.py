@@ -1,12 +1,13 @@
 """Cluster labels and dedupe masks of a Series' rows, from the fingerprint road.
 
 Rows without a fingerprint (missing texts) get the label -1 (``<NA>`` in the
-Series) and are always kept. pandas is imported inside the functions that need it.
+Series) and are always kept.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .._core.clusters import clusters, dedupe
 from .fingerprints import Prints
@@ -31,7 +32,5 @@ def keep_mask(p: Prints, keep: str, n_jobs=None, **search) -> np.ndarray:
 
 
 def cluster_series(labels: np.ndarray, index, name: str = "cluster"):
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
     arr = pd.arrays.IntegerArray(labels, labels < 0)
     return pd.Series(arr, index=index, name=name, copy=False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._core.clusters import check_keep, keep_from_labels
 from .._core.tokenizers import split_options
@@ -53,7 +54,5 @@ def verified_keep_mask(series, threshold: float, keep, options: dict[str, Any]) 
 
 
 def verified_frame(got, index, pos):
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
     return pd.DataFrame({"left": index.take(pos[got.i]), "right": index.take(pos[got.j]),
                          "jaccard": got.jaccard, "distance": got.distance})

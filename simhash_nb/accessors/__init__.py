@@ -32,10 +32,19 @@ and clusters (their cluster label is ``<NA>``); :meth:`SimhashSeriesAccessor.ded
 keeps them (a missing text is nobody's duplicate).
 """
 
-from .._frames.attrs import SPEC_ATTR
-from .frame import SimhashDataFrameAccessor
+import importlib
+
 from .registration import install, register
-from .series import SimhashSeriesAccessor
 
 __all__ = ["SPEC_ATTR", "SimhashDataFrameAccessor", "SimhashSeriesAccessor", "install",
            "register"]
+
+# the accessor classes import pandas: they load on first use, not with ``import simhash_nb``
+_LAZY = {"SPEC_ATTR": ".._frames.attrs", "SimhashDataFrameAccessor": ".frame",
+         "SimhashSeriesAccessor": ".series"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import pandas as pd
 
+from .._core.docstrings import shared_docs
 from .._frames.attrs import SPEC_ATTR, column_specs
 from .._frames.columns import FINGERPRINT_COLUMN, fingerprint_kind
 from .._frames.hex import hex_width
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+from .series import ACCESSOR_PARAMETERS
 
 __all__ = ["SimhashDataFrameAccessor"]
 
@@ -62,6 +61,7 @@ class SimhashDataFrameAccessor:
             )
         return s
 
+    @shared_docs(**ACCESSOR_PARAMETERS)
     def fingerprint(self, column: str = "text", out: str = "simhash", **options) -> pd.DataFrame:
         """A copy of the frame with a fingerprint column ``out`` made from ``column``.
 
@@ -82,8 +82,7 @@ class SimhashDataFrameAccessor:
 
         Raises
         ------
-        KeyError
-            If ``column`` is not in the frame.
+        {{no_column}}
 
         Examples
         --------
@@ -101,6 +100,7 @@ class SimhashDataFrameAccessor:
         df.attrs = {**self._obj.attrs, SPEC_ATTR: column_specs(specs)}
         return df
 
+    @shared_docs(**ACCESSOR_PARAMETERS)
     def near_duplicates(
         self, column: str | None = None, k: int | None = None, *,
         threshold: float | None = None, against=None, max_pairs: int | None = None,
@@ -113,9 +113,7 @@ class SimhashDataFrameAccessor:
 
         Parameters
         ----------
-        column : str, optional
-            A text or fingerprint column (default: ``"simhash"`` if the frame has that
-            fingerprint column, else ``"text"``).
+        {{column}}
         k : int, optional
             Largest distance reported (inclusive); default from ``similarity``.
         threshold : float, optional
@@ -135,8 +133,7 @@ class SimhashDataFrameAccessor:
 
         Raises
         ------
-        KeyError
-            If ``column`` is not in the frame.
+        {{no_column}}
         ValueError
             If the index has duplicate labels.
 
@@ -147,14 +144,13 @@ class SimhashDataFrameAccessor:
         >>> df.simhash.near_duplicates(k=0, tokenizer="word").values.tolist()
         [[7, 8, 0]]
         """
-        import pandas as pd  # lazily: import simhash_nb does not import pandas
-
         s = self._column(column)
         if isinstance(against, pd.DataFrame):
             against = SimhashDataFrameAccessor(against)._column(s.name)
         return s.simhash.near_duplicates(k, threshold=threshold, against=against,
                                          max_pairs=max_pairs, **options)
 
+    @shared_docs(**ACCESSOR_PARAMETERS)
     def dedupe(
         self, column: str | None = None, k: int | None = None, keep: str = "first", *,
         threshold: float | None = None, **options
@@ -163,19 +159,10 @@ class SimhashDataFrameAccessor:
 
         Parameters
         ----------
-        column : str, optional
-            A text or fingerprint column (default: ``"simhash"`` if the frame has that
-            fingerprint column, else ``"text"``).
-        k : int, optional
-            Largest Hamming distance (inclusive) that links two rows; default from
-            ``similarity`` (0.7: k = 12 at 64 bits, 25 at 128).
-        threshold : float, optional
-            Instead, link texts whose shingle sets have Jaccard similarity at least this
-            (verified exactly; a text column only), as in
-            :func:`simhash_nb.near_duplicate_texts`.
-        keep : {"first", "last", False}
-            Which row of each cluster stays; ``False`` keeps only rows without any near
-            duplicate.
+        {{column}}
+        {{k}}
+        {{threshold}}
+        {{keep}}
         **options
             Search options (``similarity``, ``recall``, ...) and fingerprint options when
             the column holds text.
@@ -187,8 +174,7 @@ class SimhashDataFrameAccessor:
 
         Raises
         ------
-        KeyError
-            If ``column`` is not in the frame.
+        {{no_column}}
         ValueError
             If ``keep`` is not "first", "last" or False.
 
@@ -202,6 +188,7 @@ class SimhashDataFrameAccessor:
         s = self._column(column)
         return self._obj[s.simhash._keep_rows(k, keep, threshold, options)]
 
+    @shared_docs(**ACCESSOR_PARAMETERS)
     def clusters(self, column: str | None = None, k: int | None = None, *,
                  threshold: float | None = None, **options) -> pd.Series:
         """Cluster label of each row (Int64, ``<NA>`` if missing), aligned to the index.
@@ -210,16 +197,9 @@ class SimhashDataFrameAccessor:
 
         Parameters
         ----------
-        column : str, optional
-            A text or fingerprint column (default: ``"simhash"`` if the frame has that
-            fingerprint column, else ``"text"``).
-        k : int, optional
-            Largest Hamming distance (inclusive) that links two rows; default from
-            ``similarity`` (0.7: k = 12 at 64 bits, 25 at 128).
-        threshold : float, optional
-            Instead, link texts whose shingle sets have Jaccard similarity at least this
-            (verified exactly; a text column only), as in
-            :func:`simhash_nb.near_duplicate_texts`.
+        {{column}}
+        {{k}}
+        {{threshold}}
         **options
             Fingerprint options when the column holds text.
 
@@ -230,8 +210,7 @@ class SimhashDataFrameAccessor:
 
         Raises
         ------
-        KeyError
-            If ``column`` is not in the frame.
+        {{no_column}}
 
         Examples
         --------

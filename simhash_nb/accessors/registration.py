@@ -7,16 +7,8 @@ import importlib.abc
 import importlib.util
 import sys
 import threading
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 __all__ = ["install", "register"]
-
-
-from .frame import SimhashDataFrameAccessor
-from .series import SimhashSeriesAccessor
 
 # --- registration -------------------------------------------------------------------------
 
@@ -27,13 +19,18 @@ _lock = threading.Lock()
 def register() -> None:
     """Register ``Series.simhash`` and ``DataFrame.simhash`` (imports pandas; idempotent)."""
     global _registered
+    # pandas and the accessors (which import it) load here, once pandas is imported (the
+    # hook) or on demand; outside the lock, as importing pandas runs the hook, which
+    # registers. ``import simhash_nb`` does not import pandas.
+    import pandas as pd
+
+    from . import frame, series
+
     with _lock:
         if _registered:
             return
-        import pandas as pd  # called once pandas is imported (the hook), or on demand
-
-        pd.api.extensions.register_series_accessor("simhash")(SimhashSeriesAccessor)
-        pd.api.extensions.register_dataframe_accessor("simhash")(SimhashDataFrameAccessor)
+        pd.api.extensions.register_series_accessor("simhash")(series.SimhashSeriesAccessor)
+        pd.api.extensions.register_dataframe_accessor("simhash")(frame.SimhashDataFrameAccessor)
         _registered = True
 
 

@@ -2,34 +2,38 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
+import pandas as pd
 
+from .. import _frames
+from .._core.docstrings import shared_docs
 from .._core.spec import FingerprintSpec, check_compatible
-from .._frames.attrs import spec_of
-from .._frames.columns import fingerprint_kind, fingerprint_values
-from .._frames.fingerprints import (
-    fingerprint_series,
-    pairs_frame,
-    prints,
-    search_pairs,
-    split_search,
-    unique_index,
-)
-from .._frames.hex import as_fingerprints, hex_width, parse_hex
-from .._frames.labels import cluster_positions, cluster_series, keep_mask
-from .._frames.verified import (
-    verified_cluster_positions,
-    verified_frame,
-    verified_keep_mask,
-    verified_pairs,
-)
+from .._core.validation import check_raise_or_zero
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+__all__ = ["ACCESSOR_PARAMETERS", "SimhashSeriesAccessor"]
 
-__all__ = ["SimhashSeriesAccessor"]
+ACCESSOR_PARAMETERS = {
+    "column": """\
+column : str, optional
+    A text or fingerprint column (default: ``"simhash"`` if the frame has that
+    fingerprint column, else ``"text"``).""",
+    "no_column": "KeyError\n    If ``column`` is not in the frame.",
+    "k": """\
+k : int, optional
+    Largest Hamming distance (inclusive) that links two rows; default from
+    ``similarity`` (0.7: k = 12 at 64 bits, 25 at 128).""",
+    "threshold": """\
+threshold : float, optional
+    Instead, link texts whose shingle sets have Jaccard similarity at least this
+    (verified exactly; a text column only), as in
+    :func:`simhash_nb.near_duplicate_texts`.""",
+    "keep": """\
+keep : {"first", "last", False}
+    Which row of each cluster stays; ``False`` keeps only rows without any near
+    duplicate (as in ``drop_duplicates``). Rows with a missing value always stay.""",
+}
+"""numpydoc entries shared by the Series and DataFrame accessors' methods (``{{name}}``
+lines, filled by :func:`~simhash_nb._core.docstrings.shared_docs`)."""
 
 
 # --- Series accessor ----------------------------------------------------------------------
@@ -64,7 +68,7 @@ class SimhashSeriesAccessor:
     """
 
     def __init__(self, obj) -> None:
-        kind = fingerprint_kind(obj.dtype)
+        kind = _frames.fingerprint_kind(obj.dtype)
         if kind is None:
             narrow = getattr(obj.dtype, "kind", None) == "u"  # uint8/16/32, UInt32, ...
             hint = ("; fingerprints are 64-bit words: .astype('UInt64') if each value is a "
@@ -78,7 +82,7 @@ class SimhashSeriesAccessor:
 
     def _read(self, guess: bool = False):
         """``(Series, kind)``: hexadecimal fingerprints in a ``"simhash"`` column parsed."""
-        return as_fingerprints(self._obj, guess=guess)
+        return _frames.as_fingerprints(self._obj, guess=guess)
 
     @property
     def _kind(self) -> str:
@@ -97,14 +101,14 @@ class SimhashSeriesAccessor:
     @property
     def spec(self) -> FingerprintSpec | None:
         """The :class:`~simhash_nb.FingerprintSpec` recorded in ``attrs``, if any."""
-        return spec_of(self._obj)
+        return _frames.spec_of(self._obj)
 
     def _fingerprints(self, method: str):
         """The Series as fingerprints (hexadecimal ones parsed), or TypeError."""
         s, kind = self._read()
         if kind == "text":
             hint = (".simhash.from_hex() first: it holds hexadecimal fingerprints"
-                    if hex_width(s) else ".simhash.fingerprint() first")
+                    if _frames.hex_width(s) else ".simhash.fingerprint() first")
             raise TypeError(f".simhash.{method} needs a fingerprint Series; call {hint}")
         return s
 
@@ -156,8 +160,8 @@ class SimhashSeriesAccessor:
         options = dict(bits=bits, tokenizer=tokenizer, ngram=ngram, weights=weights,
                        normalize=normalize, seed=seed, spec=spec, params=params,
                        n_jobs=n_jobs, progress=progress)
-        p = prints(self._obj, "text", options)
-        return fingerprint_series(self._obj, p, self._obj.name)
+        p = _frames.prints(self._obj, "text", options)
+        return _frames.fingerprint_series(self._obj, p, self._obj.name)
 
     def to_numpy(self, missing: str = "raise") -> np.ndarray:
         """The fingerprints as the core API's array: ``uint64[n]`` or ``uint64[n, 2]``.
@@ -187,9 +191,8 @@ class SimhashSeriesAccessor:
         array([1, 2], dtype=uint64)
         """
         s = self._fingerprints("to_numpy")
-        if missing not in ("raise", "zero"):
-            raise ValueError(f"missing must be 'raise' or 'zero', got {missing!r}")
-        fps, valid = fingerprint_values(s)
+        check_raise_or_zero(missing)
+        fps, valid = _frames.fingerprint_values(s)
         if missing == "raise" and not valid.all():
             label = self._obj.index[int(np.flatnonzero(~valid)[0])]
             raise ValueError(f"the fingerprint at label {label!r} is missing; pass missing='zero'")
@@ -219,7 +222,7 @@ class SimhashSeriesAccessor:
         >>> fps.tolist(), str(fps.dtype)
         ([255, <NA>], 'UInt64')
         """
-        return parse_hex(self._obj)
+        return _frames.parse_hex(self._obj)
 
     def hamming(self, other) -> pd.Series:
         """Hamming distance to ``other``, row by row (``UInt8``, ``<NA>`` where missing).
@@ -255,22 +258,20 @@ class SimhashSeriesAccessor:
         >>> a.simhash.hamming(0).tolist()
         [3, 0, <NA>]
         """
-        import pandas as pd  # lazily: import simhash_nb does not import pandas
-
         s = self._fingerprints("hamming")
-        fps, valid = fingerprint_values(s)
+        fps, valid = _frames.fingerprint_values(s)
         if isinstance(other, pd.Series):
-            kind = fingerprint_kind(other.dtype)
+            kind = _frames.fingerprint_kind(other.dtype)
             if kind is not None:
-                other, kind = as_fingerprints(other)
+                other, kind = _frames.as_fingerprints(other)
             if kind not in ("fp64", "fp128"):
                 raise TypeError(f"other must be a fingerprint Series, got dtype {other.dtype}")
-            check_compatible(spec_of(s), spec_of(other))
+            check_compatible(_frames.spec_of(s), _frames.spec_of(other))
             if not other.index.equals(s.index):
                 if not other.index.is_unique:
                     raise ValueError("other's index has duplicate labels; cannot align")
                 other = other.reindex(s.index)
-            ofps, ovalid = fingerprint_values(other)
+            ofps, ovalid = _frames.fingerprint_values(other)
             if ofps.ndim != fps.ndim:
                 raise ValueError("cannot compare 64-bit with 128-bit fingerprints")
         else:
@@ -347,30 +348,21 @@ class SimhashSeriesAccessor:
           left right
         0    p     q
         """
-        unique_index(self._obj.index, "Series'")
+        _frames.unique_index(self._obj.index, "Series'")
         if threshold is not None:
             self._need_text("near_duplicates(threshold=...)", against)
-            got, pos = verified_pairs(self._obj, threshold, options)
-            return verified_frame(got, self._obj.index, pos)
-        search, options = split_search(options)
+            got, pos = _frames.verified_pairs(self._obj, threshold, options)
+            return _frames.verified_frame(got, self._obj.index, pos)
+        search, options = _frames.split_search(options)
         values, own_kind = self._read(guess=True)
-        p = prints(values, own_kind, options)
-        q = None
-        if against is not None:
-            other = _as_series(against, "against")
-            unique_index(other.index, "against Series'")
-            kind = fingerprint_kind(other.dtype)
-            if kind is None:
-                raise TypeError(f"against has dtype {other.dtype}, neither text nor fingerprints")
-            other, kind = as_fingerprints(other, guess=True, what="against Series")
-            q_options = dict(options) if kind == "text" else {}
-            if kind == "text" and own_kind != "text":
-                q_options = {"spec": p.spec} if p.spec is not None else {}
-            q = prints(other, kind, q_options, "against Series")
-        pairs = search_pairs(p, q, options.get("n_jobs"), k=k, max_pairs=max_pairs, **search)
-        if q is None:
-            return pairs_frame(pairs, self._obj.index, p.positions, self._obj.index, p.positions)
-        return pairs_frame(pairs, self._obj.index, p.positions, other.index, q.positions)
+        p = _frames.prints(values, own_kind, options)
+        other, q = ((self._obj, None) if against is None
+                    else _against_prints(against, p, own_kind, options))
+        pairs = _frames.search_pairs(p, q, options.get("n_jobs"), k=k, max_pairs=max_pairs,
+                                     **search)
+        right = p if q is None else q
+        return _frames.pairs_frame(pairs, self._obj.index, p.positions, other.index,
+                                   right.positions)
 
     def _need_text(self, what: str, against=None) -> None:
         if self._kind != "text":
@@ -379,19 +371,15 @@ class SimhashSeriesAccessor:
         if against is not None:
             raise TypeError(f"{what} does not take against=")
 
+    @shared_docs(**ACCESSOR_PARAMETERS)
     def clusters(self, k: int | None = None, *, threshold: float | None = None,
                  **options) -> pd.Series:
         """Connected components of the "within ``k`` bits" graph.
 
         Parameters
         ----------
-        k : int, optional
-            Largest Hamming distance (inclusive) that links two rows; default from
-            ``similarity`` (0.7: k = 12 at 64 bits, 25 at 128).
-        threshold : float, optional
-            Instead, link texts whose shingle sets have Jaccard similarity at least this
-            (verified exactly; a text column only), as in
-            :func:`simhash_nb.near_duplicate_texts`.
+        {{k}}
+        {{threshold}}
         **options
             Fingerprint options (as in :meth:`fingerprint`) when the Series holds text.
 
@@ -402,6 +390,11 @@ class SimhashSeriesAccessor:
             of its cluster, so rows with equal labels are near duplicates (transitively);
             ``<NA>`` for missing values. Named ``"cluster"``.
 
+        Raises
+        ------
+        TypeError
+            If ``threshold`` is given for a Series of fingerprints.
+
         Examples
         --------
         >>> import pandas as pd, simhash_nb
@@ -411,26 +404,23 @@ class SimhashSeriesAccessor:
         """
         if threshold is not None:
             self._need_text("clusters(threshold=...)")
-            labels = verified_cluster_positions(self._obj, threshold, options)
-            return cluster_series(labels, self._obj.index)
-        search, options = split_search(options)
-        p = prints(*self._read(guess=True), options)
-        labels = cluster_positions(p, options.get("n_jobs"), k=k, **search)
-        return cluster_series(labels, self._obj.index)
+            labels = _frames.verified_cluster_positions(self._obj, threshold, options)
+            return _frames.cluster_series(labels, self._obj.index)
+        search, options = _frames.split_search(options)
+        p = _frames.prints(*self._read(guess=True), options)
+        labels = _frames.cluster_positions(p, options.get("n_jobs"), k=k, **search)
+        return _frames.cluster_series(labels, self._obj.index)
 
+    @shared_docs(**ACCESSOR_PARAMETERS)
     def dedupe(self, k: int | None = None, keep: str = "first", *,
                threshold: float | None = None, **options) -> pd.Series:
         """The rows kept after dropping near duplicates: one row per cluster.
 
         Parameters
         ----------
-        k : int, optional
-            As in :meth:`clusters`.
-        threshold : float, optional
-            As in :meth:`clusters`.
-        keep : {"first", "last", False}
-            Which row of each cluster stays; ``False`` keeps only rows without any near
-            duplicate (as in ``drop_duplicates``). Rows with a missing value always stay.
+        {{k}}
+        {{threshold}}
+        {{keep}}
         **options
             Fingerprint options when the Series holds text.
 
@@ -443,6 +433,8 @@ class SimhashSeriesAccessor:
         ------
         ValueError
             If ``keep`` is not "first", "last" or False.
+        TypeError
+            If ``threshold`` is given for a Series of fingerprints.
 
         Examples
         --------
@@ -456,15 +448,28 @@ class SimhashSeriesAccessor:
     def _keep_rows(self, k, keep, threshold, options) -> np.ndarray:
         if threshold is not None:
             self._need_text("dedupe(threshold=...)")
-            return verified_keep_mask(self._obj, threshold, keep, options)
-        search, options = split_search(options)
-        p = prints(*self._read(guess=True), options)
-        return keep_mask(p, keep, options.get("n_jobs"), k=k, **search)
+            return _frames.verified_keep_mask(self._obj, threshold, keep, options)
+        search, options = _frames.split_search(options)
+        p = _frames.prints(*self._read(guess=True), options)
+        return _frames.keep_mask(p, keep, options.get("n_jobs"), k=k, **search)
+
+
+def _against_prints(against, p, own_kind: str, options: dict):
+    """``(Series, Prints)`` of ``against``: its text fingerprinted as this Series' was
+    (with this Series' spec when this one holds fingerprints), or its fingerprints read."""
+    other = _as_series(against, "against")
+    _frames.unique_index(other.index, "against Series'")
+    kind = _frames.fingerprint_kind(other.dtype)
+    if kind is None:
+        raise TypeError(f"against has dtype {other.dtype}, neither text nor fingerprints")
+    other, kind = _frames.as_fingerprints(other, guess=True, what="against Series")
+    q_options = dict(options) if kind == "text" else {}
+    if kind == "text" and own_kind != "text":
+        q_options = {"spec": p.spec} if p.spec is not None else {}
+    return other, _frames.prints(other, kind, q_options, "against Series")
 
 
 def _as_series(obj, name: str):
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
     if isinstance(obj, pd.Series):
         return obj
     raise TypeError(f"{name} must be a pandas Series, got {type(obj).__name__}")
