@@ -8,6 +8,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .._kernels import unionfind as _uf
+from .docstrings import shared_docs
 from .pairs import Pairs
 from .parallel import threads
 from .search.engine import TooManyPairsError, search_distinct
@@ -16,7 +17,7 @@ from .search.layout import Work
 from .search.options import SearchOptions
 from .validation import as_fingerprints, as_words
 
-__all__ = ["ChainingWarning", "clusters", "dedupe"]
+__all__ = ["ChainingWarning", "KEEP_DOCS", "clusters", "dedupe"]
 
 # A searched clustering warns of chaining when its largest cluster holds more than this
 # share of the rows, of more than CHAIN_MIN_ROWS rows, and pairs of its distinct members
@@ -24,6 +25,24 @@ __all__ = ["ChainingWarning", "clusters", "dedupe"]
 CHAIN_SHARE = 0.10
 CHAIN_MIN_ROWS = 50
 CHAIN_SAMPLE_PAIRS = 1000
+
+# Numpydoc blocks of every function that keeps one row per cluster (:func:`dedupe`,
+# ``SimilarPairs.dedupe``, ``dedupe_texts`` on one machine and on Dask), filled into
+# their ``{{keep}}`` and ``{{kept}}`` lines by :func:`~simhash_nb._core.docstrings.shared_docs`.
+KEEP_DOCS = {
+    "keep": """keep : {"first", "last", False}, default "first"
+    Keep the first (smallest) row of each cluster, the last, or (``False``, as in
+    pandas' ``drop_duplicates``) only rows that have no near-duplicate at all.""",
+    "kept": """Returns
+-------
+ndarray of bool, shape (n,)
+    True for the rows kept.
+
+Raises
+------
+ValueError
+    If ``keep`` is not "first", "last" or False.""",
+}
 
 
 class ChainingWarning(UserWarning):
@@ -251,21 +270,14 @@ def _edges(pairs, n: int) -> tuple[np.ndarray, np.ndarray]:
     return i.astype(np.int64), j.astype(np.int64)
 
 
-def dedupe(
-    fps: Any,
-    k: int | None = None,
-    *,
-    keep: Literal["first", "last", False] = "first",
-    similarity: float | None = None,
-    recall: float | None = None,
-    pairs: Pairs | tuple[Any, Any] | None = None,
-    method: str = "auto",
-    blocks: int | None = None,
-    max_pairs: int | None = None,
-    random_state: int | None = 0,
-    progress: bool | None = None,
-    n_jobs: int | None = None,
-) -> np.ndarray:
+@shared_docs(**KEEP_DOCS)
+def dedupe(  # the parameters of clusters, and keep: explicit, for help() and editors
+        fps: Any, k: int | None = None, *, keep: Literal["first", "last", False] = "first",
+        similarity: float | None = None, recall: float | None = None,
+        pairs: Pairs | tuple[Any, Any] | None = None, method: str = "auto",
+        blocks: int | None = None, max_pairs: int | None = None,
+        random_state: int | None = 0, progress: bool | None = None,
+        n_jobs: int | None = None) -> np.ndarray:
     """Boolean mask of the rows to keep so that one row per near-duplicate cluster
     remains.
 
@@ -278,18 +290,9 @@ def dedupe(
     ----------
     fps, k, similarity, recall, pairs, method, blocks, max_pairs, random_state, progress, n_jobs
         As in :func:`clusters`.
-    keep : {"first", "last", False}, default "first"
-        Keep the smallest row of each cluster, the largest, or (``False``, as in
-        pandas' ``drop_duplicates``) only rows that have no near-duplicate at all.
+    {{keep}}
 
-    Returns
-    -------
-    ndarray of bool, shape (n,)
-
-    Raises
-    ------
-    ValueError
-        If ``keep`` is not "first", "last" or False.
+    {{kept}}
     TooManyPairsError
         As in :func:`clusters`.
 

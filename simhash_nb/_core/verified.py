@@ -19,14 +19,15 @@ from typing import Literal
 import numpy as np
 
 from .._kernels import unionfind as _uf
-from .clusters import check_keep, dedupe, keep_from_labels
+from .clusters import KEEP_DOCS, check_keep, dedupe, keep_from_labels
+from .docstrings import shared_docs
 from .pipeline import MemoryBudget, Shingler
 from .pipeline.run import verified_labels, verified_pairs
 from .search.design import check_recall
 from .similarity import check_similarity
 
-__all__ = ["SimilarPairs", "check_options", "cluster_texts", "dedupe_texts",
-           "near_duplicate_texts"]
+__all__ = ["VERIFIED_PARAMETERS", "SimilarPairs", "check_options", "cluster_texts",
+           "dedupe_texts", "near_duplicate_texts"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,24 +83,15 @@ class SimilarPairs:
         """Connected components of the pairs: the smallest row of each row's cluster."""
         return _uf.components(self.n, self.i, self.j)
 
+    @shared_docs(**KEEP_DOCS)
     def dedupe(self, keep="first") -> np.ndarray:
-        """Boolean mask keeping one row per cluster (``keep`` as in
-        :func:`simhash_nb.dedupe`).
+        """Boolean mask keeping one row per cluster (as :func:`simhash_nb.dedupe`).
 
         Parameters
         ----------
-        keep : {"first", "last", False}, default "first"
-            Keep the smallest row of each cluster, the largest, or (``False``) only rows
-            in no pair.
+        {{keep}}
 
-        Returns
-        -------
-        ndarray of bool, shape (n,)
-
-        Raises
-        ------
-        ValueError
-            If ``keep`` is not "first", "last" or False.
+        {{kept}}
         """
         return dedupe(np.zeros(self.n, dtype=np.uint64), keep=keep, pairs=(self.i, self.j))
 
@@ -111,25 +103,65 @@ class SimilarPairs:
                              "distance": self.distance})
 
 
+def _block(*names: str) -> str:
+    """The blocks of ``names`` one after the other (a slot for several parameters)."""
+    return "\n".join(VERIFIED_PARAMETERS[name] for name in names)
+
+
+# Numpydoc blocks of the verified path's parameters, one wording each, shared by its
+# in-memory functions here and its Dask twins (:mod:`simhash_nb.distributed.verified`)
+# through :func:`~simhash_nb._core.docstrings.shared_docs`. ``"verified"`` holds the
+# search parameters every face takes (threshold to random_state), ``"in_memory"`` the
+# ones of a run on one machine.
+VERIFIED_PARAMETERS = {
+    "threshold": """threshold : float, default 0.7
+    Jaccard similarity of the shingle sets, in (0, 1].""",
+    "recall": """recall : float, default 0.99
+    Least probability of finding a pair at the threshold, in (0, 1).""",
+    "bits": """bits : {128, 64}, default 128
+    Fingerprint width of the candidate search (64 bits gives many more random
+    candidates to verify at these thresholds).""",
+    "shingles": """tokenizer, ngram, normalize, seed, spec, params
+    The shingles, as in :func:`simhash_nb.features` (default: character 5-grams of
+    normalised text). Weights are always binary: sets, as Jaccard sees them. On Dask,
+    a callable tokenizer must pickle, to travel to the workers.""",
+    "random_state": """random_state : int or None, default 0
+    Seed of the sampled tables and of the sample of fingerprints that prices the
+    candidates (``None`` draws both afresh, so two runs may differ).""",
+    "max_pairs": """max_pairs : int, optional
+    Refuse more pairs than this (default ``config["max_pairs"]``). Candidates are
+    verified as the search finds them, table wave by wave, so however many there
+    are, only the verified pairs are held.""",
+    "n_jobs": """n_jobs : int, optional
+    Threads.""",
+    "progress": """progress : bool, optional
+    A progress bar over the candidate search's tables on stderr (default: shown when
+    stderr is a terminal and the search is modelled to take a while).""",
+    "memory_limit": """memory_limit : int or str, optional
+    The most memory the run may hold, the texts given included: bytes, or a size
+    such as ``"2GB"`` (default: half the memory available). Texts are shingled in
+    batches; the shingles that do not fit go to a temporary file, verified a block
+    of candidates at a time. Raises :class:`MemoryLimitError` if the fingerprints
+    alone do not fit, naming the least limit that does.""",
+    "tmp_dir": """tmp_dir : str, optional
+    Folder of that temporary file (default: the system's); removed when the call
+    returns, fails or is interrupted.""",
+}
+VERIFIED_PARAMETERS["verified"] = _block("threshold", "recall", "bits", "shingles",
+                                         "random_state")
+VERIFIED_PARAMETERS["in_memory"] = _block("max_pairs", "n_jobs", "progress", "memory_limit",
+                                          "tmp_dir")
+_DOCS = dict(VERIFIED_PARAMETERS, texts="""texts : sequence of str
+    As for :func:`simhash_nb.fingerprint`.""", **KEEP_DOCS)
+
+
+@shared_docs(**_DOCS)
 def near_duplicate_texts(
-    texts,
-    threshold: float = 0.7,
-    *,
-    recall: float = 0.99,
-    bits: int = 128,
-    tokenizer=None,
-    ngram: int | None = None,
-    normalize=None,
-    seed: int | None = None,
-    spec=None,
-    params=None,
-    max_pairs: int | None = None,
-    random_state: int | None = 0,
-    n_jobs: int | None = None,
-    progress: bool | None = None,
-    memory_limit=None,
-    tmp_dir=None,
-) -> SimilarPairs:
+        texts, threshold: float = 0.7, *, recall: float = 0.99, bits: int = 128,
+        tokenizer=None, ngram: int | None = None, normalize=None, seed: int | None = None,
+        spec=None, params=None, max_pairs: int | None = None,
+        random_state: int | None = 0, n_jobs: int | None = None,
+        progress: bool | None = None, memory_limit=None, tmp_dir=None) -> SimilarPairs:
     """Every pair of texts whose shingle sets have Jaccard similarity ``>= threshold``,
     verified exactly.
 
@@ -141,38 +173,9 @@ def near_duplicate_texts(
 
     Parameters
     ----------
-    texts : sequence of str
-        As for :func:`simhash_nb.fingerprint`.
-    threshold : float, default 0.7
-        Jaccard similarity of the shingle sets, in (0, 1].
-    recall : float, default 0.99
-        Least probability of finding a pair at the threshold, in (0, 1).
-    bits : {128, 64}, default 128
-        Fingerprint width of the candidate search (64 bits gives many more random
-        candidates to verify at these thresholds).
-    tokenizer, ngram, normalize, seed, spec, params
-        The shingles, as in :func:`simhash_nb.features` (default: character 5-grams of
-        normalised text). Weights are always binary: sets, as Jaccard sees them.
-    max_pairs : int, optional
-        Refuse more pairs than this (default ``config["max_pairs"]``). Candidates are
-        verified as the search finds them, table wave by wave, so however many there
-        are, only the verified pairs are held.
-    random_state : int or None, default 0
-        Seed of the sampled tables.
-    n_jobs : int, optional
-        Threads.
-    progress : bool, optional
-        A progress bar over the candidate search's tables on stderr (default: shown when
-        stderr is a terminal and the search is modelled to take a while).
-    memory_limit : int or str, optional
-        The most memory the run may hold, the texts given included: bytes, or a size
-        such as ``"2GB"`` (default: half the memory available). Texts are shingled in
-        batches; the shingles that do not fit go to a temporary file, verified a block
-        of candidates at a time. Raises :class:`MemoryLimitError` if the fingerprints
-        alone do not fit, naming the least limit that does.
-    tmp_dir : str, optional
-        Folder of that temporary file (default: the system's); removed when the call
-        returns, fails or is interrupted.
+    {{texts}}
+    {{verified}}
+    {{in_memory}}
 
     Returns
     -------
@@ -201,33 +204,21 @@ def near_duplicate_texts(
     >>> p.i.tolist(), p.j.tolist(), p.jaccard.round(2).tolist()
     ([0], [1], [0.78])
     """
-    run = _Run.make(texts, threshold, recall, bits, memory_limit, tokenizer=tokenizer,
-                    ngram=ngram, normalize=normalize, seed=seed, spec=spec, params=params)
-    got = verified_pairs(run.batches(), run.shingler, run.threshold, run.recall, run.budget,
-                         **run.options(tmp_dir, max_pairs, random_state, n_jobs, progress))
+    # the signature stays explicit (help(), editors, errors on a misspelt keyword);
+    # its values travel on as one record
+    run = _Run.make(**locals())
+    got = verified_pairs(*run.arguments(), **run.options)
     return SimilarPairs(got.i, got.j, got.jaccard, got.distance, got.n, run.threshold,
                         run.recall, got.k, bits)
 
 
-def cluster_texts(
-    texts,
-    threshold: float = 0.7,
-    *,
-    recall: float = 0.99,
-    bits: int = 128,
-    tokenizer=None,
-    ngram: int | None = None,
-    normalize=None,
-    seed: int | None = None,
-    spec=None,
-    params=None,
-    max_pairs: int | None = None,
-    random_state: int | None = 0,
-    n_jobs: int | None = None,
-    progress: bool | None = None,
-    memory_limit=None,
-    tmp_dir=None,
-) -> np.ndarray:
+@shared_docs(**_DOCS)
+def cluster_texts(  # the parameters of near_duplicate_texts
+        texts, threshold: float = 0.7, *, recall: float = 0.99, bits: int = 128,
+        tokenizer=None, ngram: int | None = None, normalize=None, seed: int | None = None,
+        spec=None, params=None, max_pairs: int | None = None,
+        random_state: int | None = 0, n_jobs: int | None = None,
+        progress: bool | None = None, memory_limit=None, tmp_dir=None) -> np.ndarray:
     """Clusters of texts joined by pairs at Jaccard similarity ``>= threshold``.
 
     The connected components of :func:`near_duplicate_texts`' pairs, found without
@@ -239,9 +230,9 @@ def cluster_texts(
 
     Parameters
     ----------
-    texts, threshold, recall, bits, tokenizer, ngram, normalize, seed, spec, params, \
-max_pairs, random_state, n_jobs, progress, memory_limit, tmp_dir
-        As in :func:`near_duplicate_texts`.
+    {{texts}}
+    {{verified}}
+    {{in_memory}}
 
     Returns
     -------
@@ -260,53 +251,28 @@ max_pairs, random_state, n_jobs, progress, memory_limit, tmp_dir
     ...                   "something else entirely", "The cat sat on the mat."])
     array([0, 0, 2, 0])
     """
-    run = _Run.make(texts, threshold, recall, bits, memory_limit, tokenizer=tokenizer,
-                    ngram=ngram, normalize=normalize, seed=seed, spec=spec, params=params)
-    labels, _ = verified_labels(run.batches(), run.shingler, run.threshold, run.recall,
-                                run.budget,
-                                **run.options(tmp_dir, max_pairs, random_state, n_jobs,
-                                              progress))
-    return labels
+    return _labels(_Run.make(**locals()))
 
 
-def dedupe_texts(
-    texts,
-    threshold: float = 0.7,
-    *,
-    keep: Literal["first", "last", False] = "first",
-    recall: float = 0.99,
-    bits: int = 128,
-    tokenizer=None,
-    ngram: int | None = None,
-    normalize=None,
-    seed: int | None = None,
-    spec=None,
-    params=None,
-    max_pairs: int | None = None,
-    random_state: int | None = 0,
-    n_jobs: int | None = None,
-    progress: bool | None = None,
-    memory_limit=None,
-    tmp_dir=None,
-) -> np.ndarray:
+@shared_docs(**_DOCS)
+def dedupe_texts(  # the parameters of near_duplicate_texts, and keep
+        texts, threshold: float = 0.7, *, keep: Literal["first", "last", False] = "first",
+        recall: float = 0.99, bits: int = 128, tokenizer=None, ngram: int | None = None,
+        normalize=None, seed: int | None = None, spec=None, params=None,
+        max_pairs: int | None = None, random_state: int | None = 0,
+        n_jobs: int | None = None, progress: bool | None = None, memory_limit=None,
+        tmp_dir=None) -> np.ndarray:
     """Boolean mask keeping one text per cluster of :func:`cluster_texts`.
 
     Parameters
     ----------
-    texts, threshold, recall, bits, tokenizer, ngram, normalize, seed, spec, params, \
-max_pairs, random_state, n_jobs, progress, memory_limit, tmp_dir
-        As in :func:`near_duplicate_texts`.
-    keep : {"first", "last", False}, default "first"
-        As in :func:`simhash_nb.dedupe`.
+    {{texts}}
+    {{verified}}
+    {{in_memory}}
+    {{keep}}
 
-    Returns
-    -------
-    ndarray of bool, shape (n,)
-
-    Raises
-    ------
-    ValueError
-        As :func:`near_duplicate_texts`, or if ``keep`` is not "first", "last" or False.
+    {{kept}}
+        Or as :func:`near_duplicate_texts`.
 
     Examples
     --------
@@ -316,12 +282,14 @@ max_pairs, random_state, n_jobs, progress, memory_limit, tmp_dir
     array([ True, False,  True])
     """
     check_keep(keep)
-    labels = cluster_texts(texts, threshold, recall=recall, bits=bits, tokenizer=tokenizer,
-                           ngram=ngram, normalize=normalize, seed=seed, spec=spec,
-                           params=params, max_pairs=max_pairs, random_state=random_state,
-                           n_jobs=n_jobs, progress=progress, memory_limit=memory_limit,
-                           tmp_dir=tmp_dir)
-    return keep_from_labels(labels, keep)
+    options = {name: value for name, value in locals().items() if name != "keep"}
+    return keep_from_labels(_labels(_Run.make(**options)), keep)
+
+
+def _labels(run: _Run) -> np.ndarray:
+    """:func:`cluster_texts` of a checked run."""
+    labels, _ = verified_labels(*run.arguments(), **run.options)
+    return labels
 
 
 def check_options(threshold, recall, bits) -> tuple[float, float]:
@@ -346,12 +314,21 @@ class _Run:
     recall: float
     shingler: Shingler
     budget: MemoryBudget
+    options: dict  # the runner's keywords: tmp_dir, max_pairs, random_state, ...
 
     @classmethod
-    def make(cls, texts, threshold, recall, bits, memory_limit, **feature_options) -> _Run:
+    def make(cls, texts, threshold, recall, bits, memory_limit, tmp_dir, max_pairs,
+             random_state, n_jobs, progress, **feature_options) -> _Run:
         threshold, recall = check_options(threshold, recall, bits)
         shingler = Shingler.make(bits, **feature_options)
-        return cls(texts, threshold, recall, shingler, MemoryBudget.make(memory_limit))
+        options = dict(tmp_dir=tmp_dir, max_pairs=max_pairs, random_state=random_state,
+                       n_jobs=n_jobs, progress=progress)
+        return cls(texts, threshold, recall, shingler, MemoryBudget.make(memory_limit),
+                   options)
+
+    def arguments(self) -> tuple:
+        """The runner's positional arguments: batches, shingler, threshold, recall, budget."""
+        return self.batches(), self.shingler, self.threshold, self.recall, self.budget
 
     def batches(self):
         """Slices of the texts of about ``budget.batch_text_bytes`` each."""
@@ -365,11 +342,6 @@ class _Run:
             return
         for lo in range(0, n, step):
             yield texts[lo:lo + step]
-
-    @staticmethod
-    def options(tmp_dir, max_pairs, random_state, n_jobs, progress) -> dict:
-        return dict(tmp_dir=tmp_dir, max_pairs=max_pairs, random_state=random_state,
-                    n_jobs=n_jobs, progress=progress)
 
 
 def _mean_bytes(texts, sample: int = 2000) -> float:

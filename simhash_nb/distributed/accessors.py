@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import dask.dataframe as dd
+from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
 from .. import _frames
+from .._core.docstrings import shared_docs
+from .._core.verified import VERIFIED_PARAMETERS
 from .components import clusters, dedupe
+from .docs import DASK_PARAMETERS
 from .fingerprint import fingerprint
 from .search import near_duplicates
 from .verified import cluster_texts, dedupe_texts, near_duplicate_texts
@@ -13,6 +17,65 @@ from .verified import cluster_texts, dedupe_texts, near_duplicate_texts
 # --- Dask accessors -----------------------------------------------------------------------
 
 
+def _for_methods(decorate):
+    """Class decorator: ``decorate`` each public method (filling its docstring slots)."""
+    def apply(cls):
+        for name, value in vars(cls).items():
+            if callable(value) and not name.startswith("_"):
+                setattr(cls, name, decorate(value))
+        return cls
+
+    return apply
+
+
+
+def _method_docs() -> dict[str, str]:
+    """The accessors' docstring blocks: each method's parameters after ``column`` (one
+    wording for the Series and the DataFrame method of one name)."""
+    k = ("k : int, optional\n    Largest Hamming distance {}; by default derived from "
+         "``similarity``\n    (in ``options``; default 0.7).")
+    threshold = VERIFIED_PARAMETERS["threshold"]
+    keep = ('keep : {"first", "last", False}, default "first"\n    Which row of each cluster '
+            "stays (``False``: only rows without duplicates).")
+    return {
+        "column": DASK_PARAMETERS["column"],
+        "text_column": 'column : str, optional\n    The text column (default ``"text"``).',
+        "fingerprint": ("**options\n    ``bits``, ``tokenizer``, ``ngram``, ``weights``, "
+                        "``normalize``, ``seed``,\n    ``spec``, ``n_jobs`` as in "
+                        ":func:`fingerprint`."),
+        "near_duplicates": "\n".join([
+            k.format("reported (inclusive)"),
+            "**options\n    The other keywords of :func:`near_duplicates` (``similarity``, "
+            "``recall``,\n    ``against``, ...), and fingerprint options for text.",
+            "\nReturns\n-------\ndask DataFrame"]),
+        "clusters": "\n".join([
+            k.format("joining two rows"),
+            "**options\n    The other keywords of :func:`clusters` (with a DataFrame, "
+            '``out="cluster"``\n    adds the labels as a column), and fingerprint options '
+            "for text."]),
+        "dedupe": "\n".join([
+            k.format("joining two rows"), keep,
+            "**options\n    The other keywords of :func:`dedupe`, and fingerprint options "
+            "for text."]),
+        "near_duplicate_texts": "\n".join([
+            threshold,
+            "**options\n    The other keywords of :func:`near_duplicate_texts` (``recall``, "
+            "``ids``,\n    shingle options, ...).",
+            "\nReturns\n-------\ndask DataFrame"]),
+        "cluster_texts": "\n".join([
+            threshold,
+            "**options\n    The other keywords of :func:`cluster_texts` (with a DataFrame, "
+            '``out="cluster"``\n    adds the labels as a column).']),
+        "dedupe_texts": "\n".join([
+            threshold, keep.replace("without duplicates", "in no pair"),
+            "**options\n    The other keywords of :func:`dedupe_texts`."]),
+    }
+
+
+_DOCS = _method_docs()
+
+
+@_for_methods(shared_docs(**_DOCS))
 class SimhashDaskSeriesAccessor:
     """``dask Series.simhash``: :func:`fingerprint`, :func:`near_duplicates`,
     :func:`clusters` and :func:`dedupe` of the Series, and the verified path's
@@ -39,9 +102,7 @@ class SimhashDaskSeriesAccessor:
 
         Parameters
         ----------
-        **options
-            ``bits``, ``tokenizer``, ``ngram``, ``weights``, ``normalize``, ``seed``,
-            ``spec``, ``n_jobs`` as in :func:`fingerprint`.
+        {{fingerprint}}
 
         Returns
         -------
@@ -54,16 +115,7 @@ class SimhashDaskSeriesAccessor:
 
         Parameters
         ----------
-        k : int, optional
-            Largest Hamming distance reported (inclusive); by default derived from ``similarity``
-            (in ``options``; default 0.7).
-        **options
-            The other keywords of :func:`near_duplicates` (``similarity``, ``recall``,
-            ``against``, ...), and fingerprint options when the Series holds text.
-
-        Returns
-        -------
-        dask DataFrame
+        {{near_duplicates}}
         """
         return near_duplicates(self._obj, k, **options)
 
@@ -72,12 +124,7 @@ class SimhashDaskSeriesAccessor:
 
         Parameters
         ----------
-        k : int, optional
-            Largest Hamming distance joining two rows; by default derived from ``similarity``
-            (in ``options``; default 0.7).
-        **options
-            The other keywords of :func:`clusters`, and fingerprint options when the
-            Series holds text.
+        {{clusters}}
 
         Returns
         -------
@@ -90,14 +137,7 @@ class SimhashDaskSeriesAccessor:
 
         Parameters
         ----------
-        k : int, optional
-            Largest Hamming distance joining two rows; by default derived from ``similarity``
-            (in ``options``; default 0.7).
-        keep : {"first", "last", False}, default "first"
-            Which row of each cluster stays (``False``: only rows without duplicates).
-        **options
-            The other keywords of :func:`dedupe`, and fingerprint options when the
-            Series holds text.
+        {{dedupe}}
 
         Returns
         -------
@@ -111,15 +151,7 @@ class SimhashDaskSeriesAccessor:
 
         Parameters
         ----------
-        threshold : float, default 0.7
-            Jaccard similarity of the shingle sets, in (0, 1].
-        **options
-            The other keywords of :func:`near_duplicate_texts` (``recall``, ``ids``,
-            shingle options, ...).
-
-        Returns
-        -------
-        dask DataFrame
+        {{near_duplicate_texts}}
         """
         return near_duplicate_texts(self._obj, threshold, **options)
 
@@ -128,10 +160,7 @@ class SimhashDaskSeriesAccessor:
 
         Parameters
         ----------
-        threshold : float, default 0.7
-            Jaccard similarity of the shingle sets, in (0, 1].
-        **options
-            The other keywords of :func:`cluster_texts`.
+        {{cluster_texts}}
 
         Returns
         -------
@@ -145,12 +174,7 @@ class SimhashDaskSeriesAccessor:
 
         Parameters
         ----------
-        threshold : float, default 0.7
-            Jaccard similarity of the shingle sets, in (0, 1].
-        keep : {"first", "last", False}, default "first"
-            Which row of each cluster stays (``False``: only rows in no pair).
-        **options
-            The other keywords of :func:`dedupe_texts`.
+        {{dedupe_texts}}
 
         Returns
         -------
@@ -159,6 +183,7 @@ class SimhashDaskSeriesAccessor:
         return dedupe_texts(self._obj, threshold, keep=keep, **options)
 
 
+@_for_methods(shared_docs(**_DOCS))
 class SimhashDaskDataFrameAccessor:
     """``dask DataFrame.simhash``: the module's functions on one column.
 
@@ -183,9 +208,7 @@ class SimhashDaskDataFrameAccessor:
             The text column.
         out : str, default "simhash"
             Name of the fingerprint column added.
-        **options
-            ``bits``, ``tokenizer``, ``ngram``, ``weights``, ``normalize``, ``seed``,
-            ``spec``, ``n_jobs`` as in :func:`fingerprint`.
+        {{fingerprint}}
 
         Returns
         -------
@@ -198,18 +221,8 @@ class SimhashDaskDataFrameAccessor:
 
         Parameters
         ----------
-        column : str, optional
-            Default ``"simhash"`` if it holds fingerprints, else ``"text"``.
-        k : int, optional
-            Largest Hamming distance reported (inclusive); by default derived from ``similarity``
-            (in ``options``; default 0.7).
-        **options
-            The other keywords of :func:`near_duplicates` (``similarity``, ``recall``,
-            ``against``, ...), and fingerprint options when ``column`` holds text.
-
-        Returns
-        -------
-        dask DataFrame
+        {{column}}
+        {{near_duplicates}}
         """
         return near_duplicates(self._obj, k, column=column, **options)
 
@@ -218,14 +231,8 @@ class SimhashDaskDataFrameAccessor:
 
         Parameters
         ----------
-        column : str, optional
-            As in :meth:`near_duplicates`.
-        k : int, optional
-            Largest Hamming distance joining two rows; by default derived from ``similarity``
-            (in ``options``; default 0.7).
-        **options
-            The other keywords of :func:`clusters` (``out="cluster"`` adds the labels
-            as a column), and fingerprint options when ``column`` holds text.
+        {{column}}
+        {{clusters}}
 
         Returns
         -------
@@ -239,16 +246,8 @@ class SimhashDaskDataFrameAccessor:
 
         Parameters
         ----------
-        column : str, optional
-            As in :meth:`near_duplicates`.
-        k : int, optional
-            Largest Hamming distance joining two rows; by default derived from ``similarity``
-            (in ``options``; default 0.7).
-        keep : {"first", "last", False}, default "first"
-            Which row of each cluster stays (``False``: only rows without duplicates).
-        **options
-            The other keywords of :func:`dedupe`, and fingerprint options when
-            ``column`` holds text.
+        {{column}}
+        {{dedupe}}
 
         Returns
         -------
@@ -264,16 +263,8 @@ class SimhashDaskDataFrameAccessor:
 
         Parameters
         ----------
-        column : str, optional
-            The text column (default ``"text"``).
-        threshold : float, default 0.7
-            Jaccard similarity of the shingle sets, in (0, 1].
-        **options
-            The other keywords of :func:`near_duplicate_texts`.
-
-        Returns
-        -------
-        dask DataFrame
+        {{text_column}}
+        {{near_duplicate_texts}}
         """
         return near_duplicate_texts(self._obj, threshold, column=column, **options)
 
@@ -282,13 +273,8 @@ class SimhashDaskDataFrameAccessor:
 
         Parameters
         ----------
-        column : str, optional
-            The text column (default ``"text"``).
-        threshold : float, default 0.7
-            Jaccard similarity of the shingle sets, in (0, 1].
-        **options
-            The other keywords of :func:`cluster_texts` (``out="cluster"`` adds the
-            labels as a column).
+        {{text_column}}
+        {{cluster_texts}}
 
         Returns
         -------
@@ -303,14 +289,8 @@ class SimhashDaskDataFrameAccessor:
 
         Parameters
         ----------
-        column : str, optional
-            The text column (default ``"text"``).
-        threshold : float, default 0.7
-            Jaccard similarity of the shingle sets, in (0, 1].
-        keep : {"first", "last", False}, default "first"
-            Which row of each cluster stays (``False``: only rows in no pair).
-        **options
-            The other keywords of :func:`dedupe_texts`.
+        {{text_column}}
+        {{dedupe_texts}}
 
         Returns
         -------
@@ -321,11 +301,6 @@ class SimhashDaskDataFrameAccessor:
 
 
 def _register() -> None:
-    from dask.dataframe.extensions import (
-        register_dataframe_accessor,
-        register_series_accessor,
-    )
-
     for cls in (dd.DataFrame, dd.Series):
         if "simhash" in getattr(cls, "_accessors", set()):
             return

@@ -13,9 +13,11 @@ import pandas as pd
 
 from .. import _frames
 from .._core.clusters import check_keep
+from .._core.docstrings import shared_docs
 from .._core.similarity import resolve_k
 from .._core.spec import check_compatible
-from .input import Input, prepare, row_base, scan_input
+from .docs import DASK_PARAMETERS
+from .input import prepare, row_base, scan_input
 from .search import EDGE_META, search_tables
 
 _ARC_META = pd.DataFrame({"src": np.empty(0, np.int64), "dst": np.empty(0, np.int64)})
@@ -113,25 +115,68 @@ def _local(rows: np.ndarray, base: int, n: int) -> np.ndarray:
     return local
 
 
-def _labels(fps: pd.Series, stars: pd.DataFrame, base: int) -> pd.Series:
+def missing_fps(fps: pd.Series) -> np.ndarray:
+    """Rows of a fingerprint partition without a fingerprint (their label is ``<NA>``)."""
     _, valid = _frames.fingerprint_values(fps)
-    labels = np.arange(base, base + len(fps), dtype=np.int64)
+    return ~valid
+
+
+def _labels(rows, stars: pd.DataFrame, base: int, missing) -> pd.Series:
+    labels = np.arange(base, base + len(rows), dtype=np.int64)
     if len(stars):
-        labels[_local(stars["v"].to_numpy(), base, len(fps))] = stars["u"].to_numpy()
-    return pd.Series(pd.arrays.IntegerArray(labels, ~valid), index=fps.index, name="cluster",
-                     copy=False)
+        labels[_local(stars["v"].to_numpy(np.int64), base, len(rows))] = \
+            stars["u"].to_numpy(np.int64)
+    return pd.Series(pd.arrays.IntegerArray(labels, missing(rows)), index=rows.index,
+                     name="cluster", copy=False)
 
 
-def _label_part(fps: pd.Series, stars: pd.DataFrame, offsets: np.ndarray,
+def _label_part(rows, stars: pd.DataFrame, offsets: np.ndarray, missing,
                 partition_info=None) -> pd.Series:
-    return _labels(fps, stars, row_base(fps, offsets, partition_info))
+    return _labels(rows, stars, row_base(rows, offsets, partition_info), missing)
 
 
-def _label_frame(part: pd.DataFrame, fps: pd.Series, stars: pd.DataFrame, offsets: np.ndarray,
-                 out: str, partition_info=None) -> pd.DataFrame:
+def _label_frame(part: pd.DataFrame, rows, stars: pd.DataFrame, offsets: np.ndarray,
+                 out: str, missing, partition_info=None) -> pd.DataFrame:
     base = row_base(part, offsets, partition_info)
-    row_base(fps, offsets, partition_info)
-    return part.assign(**{out: _labels(fps, stars, base).set_axis(part.index)})
+    row_base(rows, offsets, partition_info)
+    return part.assign(**{out: _labels(rows, stars, base, missing).set_axis(part.index)})
+
+
+def check_out(data, out: str | None) -> None:
+    """Refuse ``out=`` for a Series (it names a column to add to a DataFrame)."""
+    if out is not None and not isinstance(data, dd.DataFrame):
+        raise TypeError("out= names a column to add to a DataFrame; this is a Series")
+
+
+def check_rounds(max_rounds) -> int:
+    """The checked ``max_rounds`` of :func:`star_rounds`."""
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or \
+            max_rounds < 1:
+        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+    return int(max_rounds)
+
+
+def label_rows(data, rows, stars, offsets: np.ndarray, out: str | None, shuffle_method,
+               missing=missing_fps):
+    """The ``Int64`` labels of ``data``'s rows (lazy), from the stars ``(u, v)``: each
+    row's star centre, or itself; ``<NA>`` where ``missing(rows partition)``. ``rows``
+    is partitioned like ``data`` (its fingerprints, or the verified path's prints);
+    with ``out``, ``data`` with the labels as that column."""
+    routed = route(stars, "v", offsets, shuffle_method)
+    meta = pd.Series(pd.array([], dtype="Int64"), name="cluster")
+    if out is None:
+        return dd.map_partitions(_label_part, rows, routed, offsets, missing, meta=meta,
+                                 align_dataframes=False, enforce_metadata=False)
+    return dd.map_partitions(_label_frame, data, rows, routed, offsets, out, missing,
+                             meta=data._meta.assign(**{out: meta.set_axis(data._meta.index)}),
+                             align_dataframes=False, enforce_metadata=False)
+
+
+def keep_rows(data, stars, keep, offsets: np.ndarray, shuffle_method):
+    """``data``'s rows that :func:`dedupe` keeps (lazy), from the stars ``(u, v)``."""
+    routed = route(drop_rows(stars, keep, shuffle_method), "row", offsets, shuffle_method)
+    return dd.map_partitions(keep_part, data, routed, offsets, meta=data._meta,
+                             align_dataframes=False, enforce_metadata=False)
 
 
 def keep_part(part, drops: pd.DataFrame, offsets: np.ndarray, partition_info=None):
@@ -173,39 +218,31 @@ def drop_rows(stars, keep, shuffle_method):
                                     meta=row_meta)
 
 
-def _components_stars(inp: Input, k, blocks, npartitions, shuffle_method, max_rounds, n_jobs,
-                      search: dict):
+def _components_stars(data, k, column, blocks, npartitions, shuffle_method, max_rounds,
+                      n_jobs, options: dict, search: dict):
+    """The checked input and its scan, and the stars of the components of its pairs."""
+    inp = prepare(data, column, options, n_jobs, aligned=True)
     k = resolve_k(k, search.get("similarity"), inp.bits)
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or \
-            max_rounds < 1:
-        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+    max_rounds = check_rounds(max_rounds)
     inp = dataclasses.replace(inp, fps=inp.fps.persist())
     scan = scan_input(dataclasses.replace(inp, text=None))
     if inp.spec is not None:
         check_compatible(inp.spec, scan.spec)
     edges = search_tables(inp, scan, k, blocks, "edges", npartitions=npartitions,
-                    shuffle_method=shuffle_method, n_jobs=n_jobs,
-                    recall=search.get("recall"), random_state=search.get("random_state", 0))
-    stars = star_rounds(edges, max(1, inp.fps.npartitions), shuffle_method, int(max_rounds))
+                          shuffle_method=shuffle_method, n_jobs=n_jobs,
+                          recall=search.get("recall"),
+                          random_state=search.get("random_state", 0))
+    stars = star_rounds(edges, max(1, inp.fps.npartitions), shuffle_method, max_rounds)
     return inp, scan, stars
 
 
+@shared_docs(**DASK_PARAMETERS)
 def clusters(
-    data,
-    k: int | None = None,
-    *,
-    similarity: float | None = None,
-    recall: float | None = None,
-    random_state: int | None = 0,
-    column: str | None = None,
-    out: str | None = None,
-    blocks: int | None = None,
-    npartitions: int | None = None,
-    shuffle_method: str | None = None,
-    max_rounds: int = 100,
-    n_jobs: int | None = None,
-    **options,
-):
+        data, k: int | None = None, *, similarity: float | None = None,
+        recall: float | None = None, random_state: int | None = 0,
+        column: str | None = None, out: str | None = None, blocks: int | None = None,
+        npartitions: int | None = None, shuffle_method: str | None = None,
+        max_rounds: int = 100, n_jobs: int | None = None, **options):
     """Connected components of the "within ``k`` bits" graph, on Dask.
 
     The Dask twin of :func:`simhash_nb.clusters`: every row's label is the global
@@ -221,15 +258,12 @@ def clusters(
         Fingerprints, or text to fingerprint with ``**options``.
     k : int, optional
         Largest distance of an edge; default from ``similarity``.
-    similarity, recall, random_state, column, blocks, npartitions, shuffle_method, n_jobs
+    similarity, recall, random_state, npartitions, shuffle_method, n_jobs
         As in :func:`near_duplicates`.
-    out : str, optional
-        With a DataFrame: return the frame with the labels added as column ``out``.
-        Prefer this to ``ddf.assign(cluster=labels)``, which Dask aligns by index (a
-        shuffle, and wrong on unknown divisions with repeated labels).
-    max_rounds : int, default 100
-        Give up (``RuntimeError``) after this many rounds; components converge in
-        ``O(log^2 n)`` rounds, a handful in practice.
+    {{column}}
+    {{blocks}}
+    {{out}}
+    {{max_rounds}}
     **options
         Fingerprint options when ``data`` is text.
 
@@ -260,38 +294,20 @@ def clusters(
     >>> sh.clusters(fps.to_numpy(), k=1).tolist()
     [0, 0, 2, 0, 0]
     """
-    if out is not None and not isinstance(data, dd.DataFrame):
-        raise TypeError("out= names a column to add to a DataFrame; this is a Series")
+    check_out(data, out)
     search = {"similarity": similarity, "recall": recall, "random_state": random_state}
-    inp = prepare(data, column, options, n_jobs, aligned=True)
-    inp, scan, stars = _components_stars(inp, k, blocks, npartitions, shuffle_method,
-                                         max_rounds, n_jobs, search)
-    routed = route(stars, "v", scan.offsets, shuffle_method)
-    meta = pd.Series(pd.array([], dtype="Int64"), name="cluster")
-    if out is None:
-        return dd.map_partitions(_label_part, inp.fps, routed, scan.offsets, meta=meta,
-                                 align_dataframes=False, enforce_metadata=False)
-    return dd.map_partitions(_label_frame, data, inp.fps, routed, scan.offsets, out,
-                             meta=data._meta.assign(**{out: meta.set_axis(data._meta.index)}),
-                             align_dataframes=False, enforce_metadata=False)
+    inp, scan, stars = _components_stars(data, k, column, blocks, npartitions, shuffle_method,
+                                         max_rounds, n_jobs, options, search)
+    return label_rows(data, inp.fps, stars, scan.offsets, out, shuffle_method)
 
 
-def dedupe(
-    data,
-    k: int | None = None,
-    keep="first",
-    *,
-    similarity: float | None = None,
-    recall: float | None = None,
-    random_state: int | None = 0,
-    column: str | None = None,
-    blocks: int | None = None,
-    npartitions: int | None = None,
-    shuffle_method: str | None = None,
-    max_rounds: int = 100,
-    n_jobs: int | None = None,
-    **options,
-):
+@shared_docs(**DASK_PARAMETERS)
+def dedupe(  # the parameters of clusters, and keep (explicit, for help() and editors)
+        data, k: int | None = None, keep="first", *, similarity: float | None = None,
+        recall: float | None = None, random_state: int | None = 0,
+        column: str | None = None, blocks: int | None = None,
+        npartitions: int | None = None, shuffle_method: str | None = None,
+        max_rounds: int = 100, n_jobs: int | None = None, **options):
     """The rows kept after dropping near duplicates (one row per cluster), on Dask.
 
     The rows where :func:`simhash_nb.dedupe` (same ``keep``) is True, as the pandas
@@ -303,18 +319,12 @@ def dedupe(
         Fingerprints or text (a DataFrame keeps all its columns).
     k : int, optional
         As in :func:`clusters`.
-    keep : {"first", "last", False}
-        Keep the first row of each cluster (in global row order), the last, or
-        (``False``) only rows with no near duplicate at all.
-    similarity, recall, random_state, column, blocks, npartitions, shuffle_method, max_rounds
-        As in :func:`clusters`.
-    n_jobs, **options
+    {{keep}}
+    similarity, recall, random_state, column, blocks, npartitions, shuffle_method, \
+max_rounds, n_jobs, **options
         As in :func:`clusters`.
 
-    Returns
-    -------
-    dask Series or DataFrame
-        ``data``'s rows that stay, in their partitions.
+    {{kept}}
 
     Raises
     ------
@@ -331,9 +341,6 @@ def dedupe(
     """
     check_keep(keep)
     search = {"similarity": similarity, "recall": recall, "random_state": random_state}
-    inp = prepare(data, column, options, n_jobs, aligned=True)
-    inp, scan, stars = _components_stars(inp, k, blocks, npartitions, shuffle_method,
-                                         max_rounds, n_jobs, search)
-    routed = route(drop_rows(stars, keep, shuffle_method), "row", scan.offsets, shuffle_method)
-    return dd.map_partitions(keep_part, data, routed, scan.offsets, meta=data._meta,
-                             align_dataframes=False, enforce_metadata=False)
+    _, scan, stars = _components_stars(data, k, column, blocks, npartitions, shuffle_method,
+                                       max_rounds, n_jobs, options, search)
+    return keep_rows(data, stars, keep, scan.offsets, shuffle_method)

@@ -25,7 +25,7 @@ from .._core.pipeline import Shingler, k_for, sampled_rows
 from .._core.search.families import TableFamily, sampled
 from .._core.verified import check_options
 from ..config import config
-from .input import check_dask, check_picklable, select, task_threads
+from .input import check_dask, check_npartitions, check_picklable, select, task_threads
 from .shingles import shingle
 
 __all__ = ["Plan", "PrintStats", "plan_texts"]
@@ -46,12 +46,6 @@ def _check_k(k, threshold: float, recall: float, bits: int) -> None:
             f"k={k} is too small for recall {recall} at threshold {threshold} with "
             f"{bits}-bit fingerprints (too many pairs at the threshold lie further "
             "apart); leave k unset or lower the recall") from None
-
-
-def _check_npartitions(npartitions: int | None) -> None:
-    if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(
-            npartitions, numbers.Integral) or npartitions < 1):
-        raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
 
 
 def _texts(data: dd.DataFrame | dd.Series, column: str | None) -> dd.Series:
@@ -224,7 +218,7 @@ def plan_texts(data: dd.DataFrame | dd.Series, options: dict, *, threshold: floa
     threshold, recall = check_options(threshold, recall, bits)
     if k is not None:
         _check_k(k, threshold, recall, bits)
-    _check_npartitions(npartitions)
+    check_npartitions(npartitions)
     if ids not in ("position", "index"):
         raise ValueError(f"ids must be 'position' or 'index', got {ids!r}")
     texts = _texts(data, column)

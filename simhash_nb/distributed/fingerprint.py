@@ -10,22 +10,12 @@ from .input import fingerprint_frame, fingerprint_series, fp_meta, recipe, selec
 # --- fingerprints -----------------------------------------------------------------------
 
 
-def fingerprint(
-    data,
-    column: str = "text",
-    *,
-    out: str = "simhash",
-    bits: int | None = None,
-    tokenizer=None,
-    ngram: int | None = None,
-    weights: str | None = None,
-    normalize=None,
-    seed: int | None = None,
-    spec: FingerprintSpec | None = None,
-    params: dict | None = None,
-    n_jobs: int | None = None,
-    progress: bool | None = None,
-):
+def fingerprint(  # the options of sh.fingerprint, explicit (help(), editors, misspellings)
+        data, column: str = "text", *, out: str = "simhash", bits: int | None = None,
+        tokenizer=None, ngram: int | None = None, weights: str | None = None,
+        normalize=None, seed: int | None = None, spec: FingerprintSpec | None = None,
+        params: dict | None = None, n_jobs: int | None = None,
+        progress: bool | None = None):
     """SimHash fingerprints of a Dask text column, partition by partition.
 
     The Dask twin of :func:`simhash_nb.fingerprint` and of the pandas accessor's

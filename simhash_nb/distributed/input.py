@@ -8,6 +8,7 @@ import numbers
 import os
 from typing import Any
 
+import cloudpickle  # Dask's own dependency: what pickles here travels to the workers
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -97,11 +98,7 @@ def recipe(options: dict[str, Any]) -> Recipe:
 def check_picklable(options: dict) -> None:
     """Raise ``TypeError`` if ``options`` (a tokenizer, params) will not travel to workers."""
     try:
-        import cloudpickle as pickle
-    except ImportError:  # pragma: no cover - Dask depends on cloudpickle
-        import pickle
-    try:
-        pickle.dumps(options)
+        cloudpickle.dumps(options)
     except Exception as e:
         what = ("the tokenizer" if callable(options.get("tokenizer"))
                 else "the fingerprint options")
@@ -132,6 +129,13 @@ def prepare(data, column, options: dict[str, Any], n_jobs, aligned: bool = False
             "apply only to text"
         )
     return Input(series, None, None, 64 if kind == "fp64" else 128)
+
+
+def check_npartitions(npartitions) -> None:
+    """Refuse an ``npartitions`` other than None or a positive integer."""
+    if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(
+            npartitions, numbers.Integral) or npartitions < 1):
+        raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
 
 
 def task_threads(n_jobs) -> int | None:
@@ -175,7 +179,7 @@ def threads_per_task(client=None) -> int:
     True
     """
     if client is None:
-        from distributed import get_client
+        from distributed import get_client  # optional: only a cluster's client has one
 
         client = get_client()
     workers = client.scheduler_info(n_workers=-1)["workers"]

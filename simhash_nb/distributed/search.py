@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _frames
+from .._core.docstrings import shared_docs
 from .._core.parallel import threads
 from .._core.search.dense import dense_search
 from .._core.search.design import check_blocks, check_recall, table_design
@@ -21,7 +22,17 @@ from .._core.similarity import resolve_k
 from .._core.spec import SpecMismatchError, check_compatible
 from .._kernels.unionfind import components as _components
 from ..config import config
-from .input import Input, Scan, check_dask, prepare, row_base, scan_input, task_threads
+from .docs import DASK_PARAMETERS
+from .input import (
+    Input,
+    Scan,
+    check_dask,
+    check_npartitions,
+    prepare,
+    row_base,
+    scan_input,
+    task_threads,
+)
 
 _NO_LIMIT = 2**62
 
@@ -320,9 +331,7 @@ def search_tables(inp: Input, scan: Scan, k: int, blocks: int | None, mode: str,
         ]
     frame = emitted[0] if len(emitted) == 1 else dd.concat(emitted, ignore_unknown_divisions=True)
     records = sum(sc.n_valid for _, sc in sides) * layout.n_tables
-    if npartitions is not None and (isinstance(npartitions, bool) or not isinstance(
-            npartitions, numbers.Integral) or npartitions < 1):
-        raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
+    check_npartitions(npartitions)
     q = npartitions or max(max(d.fps.npartitions for d, _ in sides), -(-records // rows))
     shuffled = frame.shuffle("bucket", npartitions=q, ignore_index=True,
                              shuffle_method=shuffle_method)
@@ -343,23 +352,30 @@ def pair_limit(max_pairs) -> int:
     return int(max_pairs)
 
 
+def _check_collections(data, against, ids: str) -> None:
+    """``ids`` one of the two, and ``data`` and ``against`` (unless None) Dask
+    collections (with known divisions for ``ids="index"``)."""
+    if ids not in ("position", "index"):
+        raise ValueError(f"ids must be 'position' or 'index', got {ids!r}")
+    for name, coll in (("data", data), ("against", against)):
+        if coll is None and name == "against":
+            continue
+        check_dask(coll, name)
+        if ids == "index" and not coll.known_divisions:
+            raise ValueError(
+                f"ids='index' needs known divisions (a sorted index, so labels are unique "
+                f"across partitions); the divisions of {name} are unknown: call "
+                ".set_index(...) or use ids='position' (global row positions)"
+            )
+
+
+@shared_docs(**DASK_PARAMETERS)
 def near_duplicates(
-    data,
-    k: int | None = None,
-    *,
-    similarity: float | None = None,
-    recall: float | None = None,
-    random_state: int | None = 0,
-    against=None,
-    column: str | None = None,
-    blocks: int | None = None,
-    ids: str = "position",
-    npartitions: int | None = None,
-    max_pairs: int | None = None,
-    shuffle_method: str | None = None,
-    n_jobs: int | None = None,
-    **options,
-):
+        data, k: int | None = None, *, similarity: float | None = None,
+        recall: float | None = None, random_state: int | None = 0, against=None,
+        column: str | None = None, blocks: int | None = None, ids: str = "position",
+        npartitions: int | None = None, max_pairs: int | None = None,
+        shuffle_method: str | None = None, n_jobs: int | None = None, **options):
     """Every pair of rows whose fingerprints are within Hamming distance ``k``, on Dask.
 
     The Dask twin of :func:`simhash_nb.near_duplicates`: permutation tables laid out as
@@ -375,37 +391,17 @@ def near_duplicates(
     k : int, optional
         Largest distance reported (inclusive); default from ``similarity``.
     similarity, recall, random_state
-        As in :func:`simhash_nb.near_duplicates`: ``k`` from a Jaccard similarity
-        (default 0.7: 12 of 64 bits, 25 of 128), and sampled tables that find a pair
-        at distance ``k`` with probability ``>= recall`` (seeded).
+        As in :func:`simhash_nb.near_duplicates`: ``k`` from a Jaccard similarity (0.7:
+        12 of 64 bits, 25 of 128), and sampled tables for a recall at ``k`` (seeded).
     against : dask Series or DataFrame, optional
-        A second collection, of the same kind (fingerprints of the same width, or text
-        fingerprinted with the same options; ``column`` applies to both): then only
-        pairs between a row of ``data`` (``left``) and a row of ``against``
-        (``right``) are reported, as :func:`simhash_nb.near_duplicates` does with
-        ``against=``. Both are shuffled together, so neither is gathered.
-    column : str, optional
-        Column of a DataFrame: default ``"simhash"`` if it holds fingerprints, else
-        ``"text"``.
-    blocks : int, optional
-        Blocks of the table layout (``C(blocks, k)`` tables, each one shuffled); by
-        default the cheapest under :func:`~simhash_nb.table_design`'s cost model plus
-        ``config["distributed_cost_record"]`` per shuffled record.
-    ids : {"position", "index"}, default "position"
-        ``left``/``right`` as global row positions (0 to n-1, partition after
-        partition; equal to the single-machine result on ``fps.compute()``), or as
-        index labels (needs known divisions and unique labels).
-    npartitions : int, optional
-        Partitions of the shuffle and of the result (default: the input's, or more so
-        that each holds about ``config["distributed_partition_rows"]`` table records).
-    max_pairs : int, optional
-        Refuse to hold more pairs than this in any one result partition (default
-        ``config["max_pairs"]``); raised as :class:`~simhash_nb.TooManyPairsError`
-        when the result is computed.
-    shuffle_method : str, optional
-        Dask's shuffle method (default: ``"p2p"`` on a distributed cluster).
-    n_jobs : int, optional
-        Numba threads per task (default 1).
+        A second collection of the same kind (``column`` and ``**options`` apply to
+        both): then only pairs of a row of ``data`` (``left``) and a row of
+        ``against`` (``right``) are reported, as :func:`simhash_nb.near_duplicates`
+        does. Both are shuffled together, so neither is gathered.
+    {{column}}
+    {{blocks}}
+    {{ids}}
+    {{run}}
     **options
         Fingerprint options (``bits``, ``tokenizer``, ...) when ``data`` is text.
 
@@ -415,8 +411,7 @@ def near_duplicates(
         Columns ``left < right`` (int64 positions, or labels) and ``distance``
         (uint8); each partition sorted by ``(left, right)``, partitions in no global
         order. Missing fingerprints are in no pair. With ``against``, ``left`` counts
-        rows of ``data`` and ``right`` rows of ``against`` (so ``left < right`` need
-        not hold).
+        rows of ``data``, ``right`` rows of ``against`` (``left < right`` need not hold).
 
     Raises
     ------
@@ -430,9 +425,8 @@ def near_duplicates(
 
     Notes
     -----
-    One eager pass reads the partition lengths (for global positions and the table
-    design) and checks the specs; persist fingerprints made lazily from text first, or
-    pass the text itself (then only its lengths are read in that pass).
+    One eager pass reads the partition lengths (global positions, the table design) and
+    checks the specs: persist fingerprints made lazily from text, or pass the text.
 
     Examples
     --------
@@ -446,27 +440,16 @@ def near_duplicates(
     >>> x.compute().sort_values(["left", "right"]).values.tolist()
     [[1, 0, 1], [3, 0, 1]]
     """
-    if ids not in ("position", "index"):
-        raise ValueError(f"ids must be 'position' or 'index', got {ids!r}")
-    collections = [("data", data)] + ([("against", against)] if against is not None else [])
-    for name, coll in collections:
-        check_dask(coll, name)
-        if ids == "index" and not coll.known_divisions:
-            raise ValueError(
-                f"ids='index' needs known divisions (a sorted index, so labels are unique "
-                f"across partitions); the divisions of {name} are unknown: call "
-                ".set_index(...) or use ids='position' (global row positions)"
-            )
+    _check_collections(data, against, ids)
     inp = prepare(data, column, options, n_jobs)
     k = resolve_k(k, similarity, inp.bits)
     scan = scan_input(inp, check_index=ids == "index")
-    other = None
-    if against is not None:
-        other = _against(inp, scan, against, column, options, n_jobs, ids == "index")
+    other = (None if against is None
+             else _against(inp, scan, against, column, options, n_jobs, ids == "index"))
     return search_tables(inp, scan, k, blocks, "cross" if other else "pairs",
-                   labels=ids == "index", npartitions=npartitions, max_pairs=max_pairs,
-                   shuffle_method=shuffle_method, n_jobs=n_jobs, against=other,
-                   recall=recall, random_state=random_state)
+                         labels=ids == "index", npartitions=npartitions, max_pairs=max_pairs,
+                         shuffle_method=shuffle_method, n_jobs=n_jobs, against=other,
+                         recall=recall, random_state=random_state)
 
 
 def _against(inp: Input, scan: Scan, against, column, options, n_jobs, labels: bool):

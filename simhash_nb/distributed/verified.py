@@ -30,7 +30,6 @@ The Dask twins of :func:`simhash_nb.near_duplicate_texts` and its siblings, in s
 
 from __future__ import annotations
 
-import numbers
 from typing import Literal
 
 import dask.dataframe as dd
@@ -38,11 +37,13 @@ import numpy as np
 import pandas as pd
 
 from .._core.clusters import check_keep
+from .._core.docstrings import shared_docs
 from .._frames import fingerprint_array
 from ..config import config
-from .components import drop_rows, keep_part, route, star_rounds
+from .components import check_out, check_rounds, keep_rows, label_rows, route, star_rounds
 from .design import Plan, plan_texts
-from .input import fp_meta, row_base
+from .docs import DASK_PARAMETERS
+from .input import fp_meta
 from .search import EDGE_META, contract, emit, emit_meta, pair_limit, pairs_meta, search_part
 from .shingles import attach_left, carried_meta, verified_meta, verify_right
 
@@ -111,27 +112,27 @@ def _verified(plan: Plan, npartitions: int | None, max_pairs: int | None,
 # --- stage 5: pairs, clusters, dedupe -----------------------------------------------------------
 
 
+_SHINGLE_OPTIONS = ("tokenizer", "ngram", "normalize", "seed", "spec", "params")
+
+
+def _plan(arguments: dict, ids: str = "position") -> Plan:
+    """Stages 1 and 2 for a public function's ``arguments`` (its ``locals()``)."""
+    a = arguments
+    return plan_texts(a["data"], {o: a[o] for o in _SHINGLE_OPTIONS},
+                      threshold=a["threshold"], recall=a["recall"], bits=a["bits"], k=a["k"],
+                      random_state=a["random_state"], column=a["column"], ids=ids,
+                      shuffle_method=a["shuffle_method"], n_jobs=a["n_jobs"],
+                      npartitions=a["npartitions"])
+
+
+@shared_docs(**DASK_PARAMETERS)
 def near_duplicate_texts(
-    data,
-    threshold: float = 0.7,
-    *,
-    recall: float = 0.99,
-    bits: int = 128,
-    tokenizer=None,
-    ngram: int | None = None,
-    normalize=None,
-    seed: int | None = None,
-    spec=None,
-    params=None,
-    random_state: int | None = 0,
-    k: int | None = None,
-    column: str | None = None,
-    ids: Literal["position", "index"] = "position",
-    npartitions: int | None = None,
-    max_pairs: int | None = None,
-    shuffle_method: str | None = None,
-    n_jobs: int | None = None,
-):
+        data, threshold: float = 0.7, *, recall: float = 0.99, bits: int = 128,
+        tokenizer=None, ngram: int | None = None, normalize=None, seed: int | None = None,
+        spec=None, params=None, random_state: int | None = 0, k: int | None = None,
+        column: str | None = None, ids: Literal["position", "index"] = "position",
+        npartitions: int | None = None, max_pairs: int | None = None,
+        shuffle_method: str | None = None, n_jobs: int | None = None):
     """Every pair of texts whose shingle sets have Jaccard similarity ``>= threshold``,
     verified exactly, on Dask.
 
@@ -144,43 +145,10 @@ def near_duplicate_texts(
 
     Parameters
     ----------
-    data : dask Series or DataFrame
-        Texts (object, ``string``, ``string[pyarrow]``), or a DataFrame with a text
-        column.
-    threshold : float, default 0.7
-        Jaccard similarity of the shingle sets, in (0, 1].
-    recall : float, default 0.99
-        Least probability of finding a pair at the threshold, in (0, 1).
-    bits : {128, 64}, default 128
-        Fingerprint width of the candidate search.
-    tokenizer, ngram, normalize, seed, spec, params
-        The shingles, as in :func:`simhash_nb.near_duplicate_texts` (weights are
-        binary). A callable tokenizer must pickle, to travel to the workers.
-    random_state : int or None, default 0
-        Seed of the sampled tables and of the sample that prices the candidates (as on
-        one machine; ``None`` draws both afresh, so the two runs may then differ).
-    k : int, optional
-        The candidates' Hamming threshold. By default the one
-        :func:`simhash_nb.near_duplicate_texts` chooses on the same texts (from
-        ``config["verify_sample_rows"]`` texts up, from the distances of a sample of
-        ``3000`` of their fingerprints, the only ones brought to the client).
-    column : str, optional
-        The text column of a DataFrame (default ``"text"``).
-    ids : {"position", "index"}, default "position"
-        ``left``/``right`` as global row positions (0 to n-1, partition after
-        partition, missing texts counted), or as index labels (needs known divisions).
-    npartitions : int, optional
-        Partitions of the candidate shuffle (default: as
-        :func:`near_duplicates`).
-    max_pairs : int, optional
-        Refuse more candidate pairs than this in any one partition of the candidate
-        search (default ``config["max_pairs"]``), raised as
-        :class:`~simhash_nb.TooManyPairsError` when the result is computed.
-    shuffle_method : str, optional
-        Dask's shuffle method (default: ``"p2p"`` on a distributed cluster).
-    n_jobs : int, optional
-        Numba threads per task (default 1; see the module docs of
-        :mod:`simhash_nb.distributed`).
+    {{texts}}
+    {{verified}}
+    {{ids}}
+    {{run}}
 
     Returns
     -------
@@ -220,12 +188,8 @@ def near_duplicate_texts(
     >>> local.i.tolist(), local.j.tolist(), local.jaccard.tolist()
     ([0], [2], [1.0])
     """
-    options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed,
-                   spec=spec, params=params)
-    plan = plan_texts(data, options, threshold=threshold, recall=recall, bits=bits, k=k,
-                      random_state=random_state, column=column, ids=ids,
-                      shuffle_method=shuffle_method, n_jobs=n_jobs, npartitions=npartitions)
-    return _verified(plan, npartitions, max_pairs, shuffle_method)
+    # the signature stays explicit (help(), editors, errors on a misspelt keyword)
+    return _verified(_plan(locals(), ids), npartitions, max_pairs, shuffle_method)
 
 
 def _edges(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -234,64 +198,31 @@ def _edges(pairs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"u": u, "v": v})
 
 
-def _text_stars(data, threshold, recall, bits, k, random_state, column, npartitions,
-                max_pairs, shuffle_method, max_rounds, n_jobs, options):
+def _text_stars(arguments: dict) -> tuple[Plan, dd.DataFrame]:
     """The plan and the stars ``(u = smallest row, v = other row)`` of the components of
-    the verified pairs."""
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or \
-            max_rounds < 1:
-        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
-    plan = plan_texts(data, options, threshold=threshold, recall=recall, bits=bits, k=k,
-                      random_state=random_state, column=column, ids="position",
-                      shuffle_method=shuffle_method, n_jobs=n_jobs, npartitions=npartitions)
-    pairs = _verified(plan, npartitions, max_pairs, shuffle_method)
+    the verified pairs, for a public function's ``arguments`` (its ``locals()``)."""
+    max_rounds = check_rounds(arguments["max_rounds"])
+    plan = _plan(arguments)
+    shuffle_method = arguments["shuffle_method"]
+    pairs = _verified(plan, arguments["npartitions"], arguments["max_pairs"], shuffle_method)
     edges = pairs.map_partitions(_edges, meta=EDGE_META)
-    stars = star_rounds(edges, max(1, plan.texts.npartitions), shuffle_method, int(max_rounds))
+    stars = star_rounds(edges, max(1, plan.texts.npartitions), shuffle_method, max_rounds)
     return plan, stars
 
 
-def _labels(prints: pd.DataFrame, stars: pd.DataFrame, base: int) -> pd.Series:
-    labels = np.arange(base, base + len(prints), dtype=np.int64)
-    if len(stars):
-        labels[stars["v"].to_numpy(np.int64) - base] = stars["u"].to_numpy(np.int64)
-    missing = prints["nf"].to_numpy() < 0
-    return pd.Series(pd.arrays.IntegerArray(labels, missing), index=prints.index,
-                     name="cluster", copy=False)
+def _missing_texts(prints: pd.DataFrame) -> np.ndarray:
+    """Rows of a prints partition whose text is missing (their label is ``<NA>``)."""
+    return prints["nf"].to_numpy() < 0
 
 
-def _label_part(prints: pd.DataFrame, stars: pd.DataFrame, offsets: np.ndarray,
-                partition_info=None) -> pd.Series:
-    return _labels(prints, stars, row_base(prints, offsets, partition_info))
-
-
-def _label_frame(part: pd.DataFrame, prints: pd.DataFrame, stars: pd.DataFrame,
-                 offsets: np.ndarray, out: str, partition_info=None) -> pd.DataFrame:
-    base = row_base(part, offsets, partition_info)
-    return part.assign(**{out: _labels(prints, stars, base).set_axis(part.index)})
-
-
-def cluster_texts(
-    data,
-    threshold: float = 0.7,
-    *,
-    recall: float = 0.99,
-    bits: int = 128,
-    tokenizer=None,
-    ngram: int | None = None,
-    normalize=None,
-    seed: int | None = None,
-    spec=None,
-    params=None,
-    random_state: int | None = 0,
-    k: int | None = None,
-    column: str | None = None,
-    out: str | None = None,
-    npartitions: int | None = None,
-    max_pairs: int | None = None,
-    shuffle_method: str | None = None,
-    max_rounds: int = 100,
-    n_jobs: int | None = None,
-):
+@shared_docs(**DASK_PARAMETERS)
+def cluster_texts(  # the parameters of near_duplicate_texts, with out and max_rounds
+        data, threshold: float = 0.7, *, recall: float = 0.99, bits: int = 128,
+        tokenizer=None, ngram: int | None = None, normalize=None, seed: int | None = None,
+        spec=None, params=None, random_state: int | None = 0, k: int | None = None,
+        column: str | None = None, out: str | None = None, npartitions: int | None = None,
+        max_pairs: int | None = None, shuffle_method: str | None = None,
+        max_rounds: int = 100, n_jobs: int | None = None):
     """Clusters of texts joined by pairs at Jaccard similarity ``>= threshold``, on Dask.
 
     The Dask twin of :func:`simhash_nb.cluster_texts`: the connected components of
@@ -301,13 +232,11 @@ def cluster_texts(
 
     Parameters
     ----------
-    data, threshold, recall, bits, tokenizer, ngram, normalize, seed, spec, params, \
-random_state, k, column, npartitions, max_pairs, shuffle_method, n_jobs
-        As in :func:`near_duplicate_texts`.
-    out : str, optional
-        With a DataFrame: return it with the labels added as column ``out``.
-    max_rounds : int, default 100
-        As in :func:`clusters`.
+    {{texts}}
+    {{verified}}
+    {{out}}
+    {{run}}
+    {{max_rounds}}
 
     Returns
     -------
@@ -339,45 +268,21 @@ random_state, k, column, npartitions, max_pairs, shuffle_method, n_jobs
     >>> sh.cluster_texts(texts).tolist()
     [0, 0, 2, 0]
     """
-    if out is not None and not isinstance(data, dd.DataFrame):
-        raise TypeError("out= names a column to add to a DataFrame; this is a Series")
-    plan, stars = _text_stars(data, threshold, recall, bits, k, random_state, column,
-                              npartitions, max_pairs, shuffle_method, max_rounds, n_jobs,
-                              dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize,
-                                   seed=seed, spec=spec, params=params))
-    offsets = plan.stats.offsets
-    routed = route(stars, "v", offsets, shuffle_method)
-    meta = pd.Series(pd.array([], dtype="Int64"), name="cluster")
-    if out is None:
-        return dd.map_partitions(_label_part, plan.prints, routed, offsets, meta=meta,
-                                 align_dataframes=False, enforce_metadata=False)
-    return dd.map_partitions(_label_frame, data, plan.prints, routed, offsets, out,
-                             meta=data._meta.assign(**{out: meta.set_axis(data._meta.index)}),
-                             align_dataframes=False, enforce_metadata=False)
+    check_out(data, out)
+    plan, stars = _text_stars(locals())
+    return label_rows(data, plan.prints, stars, plan.stats.offsets, out, shuffle_method,
+                      _missing_texts)
 
 
-def dedupe_texts(
-    data,
-    threshold: float = 0.7,
-    *,
-    keep: Literal["first", "last", False] = "first",
-    recall: float = 0.99,
-    bits: int = 128,
-    tokenizer=None,
-    ngram: int | None = None,
-    normalize=None,
-    seed: int | None = None,
-    spec=None,
-    params=None,
-    random_state: int | None = 0,
-    k: int | None = None,
-    column: str | None = None,
-    npartitions: int | None = None,
-    max_pairs: int | None = None,
-    shuffle_method: str | None = None,
-    max_rounds: int = 100,
-    n_jobs: int | None = None,
-):
+@shared_docs(**DASK_PARAMETERS)
+def dedupe_texts(  # the parameters of near_duplicate_texts, with keep and max_rounds
+        data, threshold: float = 0.7, *, keep: Literal["first", "last", False] = "first",
+        recall: float = 0.99, bits: int = 128, tokenizer=None, ngram: int | None = None,
+        normalize=None, seed: int | None = None, spec=None, params=None,
+        random_state: int | None = 0, k: int | None = None, column: str | None = None,
+        npartitions: int | None = None, max_pairs: int | None = None,
+        shuffle_method: str | None = None, max_rounds: int = 100,
+        n_jobs: int | None = None):
     """The rows kept after dropping near-duplicate texts (one row per cluster), on Dask.
 
     The rows where :func:`simhash_nb.dedupe_texts` (same ``keep``) is True, as
@@ -386,19 +291,13 @@ def dedupe_texts(
 
     Parameters
     ----------
-    data, threshold, recall, bits, tokenizer, ngram, normalize, seed, spec, params, \
-random_state, k, column, npartitions, max_pairs, shuffle_method, n_jobs
-        As in :func:`near_duplicate_texts`.
-    keep : {"first", "last", False}, default "first"
-        Keep the first row of each cluster (in global row order), the last, or
-        (``False``) only rows in no pair.
-    max_rounds : int, default 100
-        As in :func:`clusters`.
+    {{texts}}
+    {{verified}}
+    {{keep}}
+    {{run}}
+    {{max_rounds}}
 
-    Returns
-    -------
-    dask Series or DataFrame
-        ``data``'s rows that stay, in their partitions.
+    {{kept}}
 
     Raises
     ------
@@ -419,11 +318,5 @@ random_state, k, column, npartitions, max_pairs, shuffle_method, n_jobs
     [False, True, True]
     """
     check_keep(keep)
-    plan, stars = _text_stars(data, threshold, recall, bits, k, random_state, column,
-                              npartitions, max_pairs, shuffle_method, max_rounds, n_jobs,
-                              dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize,
-                                   seed=seed, spec=spec, params=params))
-    offsets = plan.stats.offsets
-    routed = route(drop_rows(stars, keep, shuffle_method), "row", offsets, shuffle_method)
-    return dd.map_partitions(keep_part, data, routed, offsets, meta=data._meta,
-                             align_dataframes=False, enforce_metadata=False)
+    plan, stars = _text_stars(locals())
+    return keep_rows(data, stars, keep, plan.stats.offsets, shuffle_method)
