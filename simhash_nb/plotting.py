@@ -48,6 +48,21 @@ def _axes(ax, figsize=(6.4, 4.4)):
     return ax
 
 
+def _finish(ax, title: str, xlabel: str, ylabel: str, *, grid: str = "both", xlim=None,
+            ylim=None, **legend):
+    """Axis labels and limits, grid, title and legend (font size 9): every plot's last step."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.grid(True, axis=grid, alpha=0.3)
+    ax.set_title(title)
+    ax.legend(fontsize=9, **legend)
+    return ax
+
+
 def _mark_k(mark, table) -> int | None:
     if mark is None:
         return None
@@ -130,14 +145,8 @@ def plot_precision_recall(table, ax=None, *, mark=None, label=None, annotate=Tru
                 label=f"chosen k = {chosen} (P {p[x]:.2f}, R {r[x]:.2f})", zorder=5)
         ax.annotate(f"k={chosen}", (r[x], p[x]), textcoords="offset points", xytext=(-10, -16),
                     fontsize=9, fontweight="bold", ha="right")
-    ax.set_xlabel("Recall")
-    ax.set_ylabel("Precision")
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_ylim(-0.02, 1.05)
-    ax.grid(True, alpha=0.3)
-    ax.set_title("Precision and recall by Hamming threshold k")
-    ax.legend(loc="lower left", fontsize=9)
-    return ax
+    return _finish(ax, "Precision and recall by Hamming threshold k", "Recall", "Precision",
+                   xlim=(-0.02, 1.02), ylim=(-0.02, 1.05), loc="lower left")
 
 
 @shared_docs(**_PARAMETERS)
@@ -182,13 +191,9 @@ def plot_threshold_curves(table, ax=None, *, mark=None, label=None, max_k=None):
     chosen = _mark_k(mark, table)
     if chosen is not None:
         ax.axvline(chosen, color="black", linewidth=1, alpha=0.7, label=f"chosen k = {chosen}")
-    ax.set_xlabel("Hamming threshold k (pairs within k bits are duplicates)")
-    ax.set_ylabel("Score")
-    ax.set_ylim(-0.02, 1.05)
-    ax.set_xlim(k.min() - 0.5, max_k + 0.5)
-    ax.grid(True, alpha=0.3)
-    ax.set_title("Precision, recall and F1 by threshold")
-    ax.legend(loc="best", fontsize=9)
+    _finish(ax, "Precision, recall and F1 by threshold",
+            "Hamming threshold k (pairs within k bits are duplicates)", "Score",
+            xlim=(k.min() - 0.5, max_k + 0.5), ylim=(-0.02, 1.05), loc="best")
     _similarity_axis(ax, table.attrs.get("bits"))
     return ax
 
@@ -256,11 +261,11 @@ def plot_distance_histogram(table, ax=None, *, density=True, max_k=None, mark=No
     if density:
         y_dup = dup / max(n_dup, 1)
         y_non = non / max(n_non, 1)
-        ax.set_ylabel("Share of the group's pairs")
+        ylabel = "Share of the group's pairs"
     else:
         y_dup, y_non = dup, non
         ax.set_yscale("symlog", linthresh=1)
-        ax.set_ylabel("Pairs")
+        ylabel = "Pairs"
     width = 0.42
     ax.bar(k - width / 2, y_dup, width=width, color=_DUP,
            label=f"duplicates ({n_dup:,} pairs)")
@@ -270,13 +275,10 @@ def plot_distance_histogram(table, ax=None, *, density=True, max_k=None, mark=No
     if chosen is not None:
         ax.axvline(chosen + 0.5, color="black", linewidth=1, linestyle="--",
                    label=f"k = {chosen}: pairs to the left are reported")
-    ax.set_xlabel("Hamming distance between fingerprints")
-    ax.set_xlim(-0.7, max_k + 0.7)
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.set_title("Distances of duplicate and non-duplicate pairs")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9, ncol=1,
-              frameon=False)
-    return ax
+    return _finish(ax, "Distances of duplicate and non-duplicate pairs",
+                   "Hamming distance between fingerprints", ylabel, grid="y",
+                   xlim=(-0.7, max_k + 0.7), loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                   ncol=1, frameon=False)
 
 
 @shared_docs(**_PARAMETERS)
@@ -320,11 +322,7 @@ def plot_cluster_sizes(labels, ax=None, *, log=True):
            label=f"{len(values):,} documents in {sizes.shape[0]:,} clusters")
     if log:
         ax.set_yscale("log")
-    ax.set_xlabel("Cluster size (documents)")
-    ax.set_ylabel("Number of clusters")
     if size.max() <= 30:
         ax.set_xticks(np.arange(1, size.max() + 1, max(1, int(size.max()) // 10)))
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.set_title("Cluster sizes")
-    ax.legend(loc="upper right", fontsize=9)
-    return ax
+    return _finish(ax, "Cluster sizes", "Cluster size (documents)", "Number of clusters",
+                   grid="y", loc="upper right")
