@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -71,23 +72,42 @@ def k_used(args, prints) -> int:
     return resolve_k(args.k, args.similarity, bits)
 
 
-def _start_search(args, check_out: bool = True):
-    """The first steps of ``pairs``, ``dedupe`` and ``clusters``: the inputs checked against
-    the options (``args.input``: the first), the recipe, OUT checked; ``(recipe, t0)``."""
+def _either_road(args, by_fingerprints: Callable, verified: Callable,
+                 check_out: bool = True) -> int:
+    """Run ``pairs``, ``dedupe`` or ``clusters``: the inputs checked against the options
+    (``args.input``: the first), the recipe, OUT checked (``check_out``); then the
+    ``verified`` road with ``--threshold``, else ``by_fingerprints``, each called with
+    ``(args, recipe, t0)``."""
     check_threshold_args(args)
     args.input = args.inputs[0]
     recipe = recipe_of(args)
     if check_out:
         check_output(args)
-    return recipe, time.perf_counter()
+    road = by_fingerprints if args.threshold is None else verified
+    return road(args, recipe, time.perf_counter())
 
 
 @command
 def cmd_pairs(args) -> int:
     """``simhash-nb pairs IN... OUT``."""
-    recipe, t0 = _start_search(args)
-    if args.threshold is not None:
-        return verified_pairs_command(args, recipe, t0)
+    return _either_road(args, _pairs, verified_pairs_command)
+
+
+@command
+def cmd_dedupe(args) -> int:
+    """``simhash-nb dedupe IN... OUT``."""
+    return _either_road(args, _dedupe, verified_dedupe_command,
+                        check_out=args.threshold is None)
+
+
+@command
+def cmd_clusters(args) -> int:
+    """``simhash-nb clusters IN... OUT``."""
+    return _either_road(args, _clusters, verified_clusters_command)
+
+
+def _pairs(args, recipe, t0: float) -> int:
+    """``pairs`` within k bits: ``left``, ``right`` (ids, or row numbers), ``distance``."""
     prints, ids, n = collect(args, recipe)
     if ids is not None:
         check_unique_ids(ids, args.id, empty=True)
@@ -106,12 +126,8 @@ def cmd_pairs(args) -> int:
     return 0
 
 
-@command
-def cmd_dedupe(args) -> int:
-    """``simhash-nb dedupe IN... OUT``."""
-    recipe, t0 = _start_search(args, check_out=args.threshold is None)
-    if args.threshold is not None:
-        return verified_dedupe_command(args, recipe, t0)
+def _dedupe(args, recipe, t0: float) -> int:
+    """``dedupe`` within k bits: the rows of IN less the near duplicates."""
     prints, _, n = collect(args, recipe)
     keep = _frames.keep_mask(prints, args.keep, args.n_jobs, **search_options(args))
     rows = rewrite(args, rows_kept(keep), "writing", None)
@@ -121,12 +137,8 @@ def cmd_dedupe(args) -> int:
     return 0
 
 
-@command
-def cmd_clusters(args) -> int:
-    """``simhash-nb clusters IN... OUT``."""
-    recipe, t0 = _start_search(args)
-    if args.threshold is not None:
-        return verified_clusters_command(args, recipe, t0)
+def _clusters(args, recipe, t0: float) -> int:
+    """``clusters`` within k bits: the rows of IN with their cluster's first row."""
     prints, _, n = collect(args, recipe)
     labels = _frames.cluster_positions(prints, args.n_jobs, **search_options(args))
     how = f"k={k_used(args, prints)}"

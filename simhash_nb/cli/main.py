@@ -45,7 +45,7 @@ def command_function(name: str) -> Callable:
     >>> command_function("fingerprint").__name__
     'cmd_fingerprint'
     """
-    module, _, function = COMMANDS[name].partition(":")
+    module, _, function = COMMANDS[name].run.partition(":")
     return getattr(importlib.import_module(module), function)
 
 

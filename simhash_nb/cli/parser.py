@@ -10,22 +10,61 @@ the module of the one command that runs.
 from __future__ import annotations
 
 import argparse
+from typing import NamedTuple
 
 from .. import __version__
 from .recipe import tokenizer_arg
 from .usage import PROG, Parser
 
+
+class Command(NamedTuple):
+    """A command: where its code lives and what ``--help`` says of it."""
+
+    run: str  # "module:function", imported when the command runs
+    help: str  # its line in ``simhash-nb --help``
+    description: str  # the first paragraph of ``simhash-nb COMMAND --help``
+
+
 COMMANDS = {
-    "fingerprint": "simhash_nb.cli.commands:cmd_fingerprint",
-    "pairs": "simhash_nb.cli.commands:cmd_pairs",
-    "dedupe": "simhash_nb.cli.commands:cmd_dedupe",
-    "clusters": "simhash_nb.cli.commands:cmd_clusters",
-    "demo": "simhash_nb.cli.demo:cmd_demo",
-    "tune": "simhash_nb.cli.tune:cmd_tune",
-    "fit-idf": "simhash_nb.cli.fit_idf:cmd_fit_idf",
+    "fingerprint": Command(
+        "simhash_nb.cli.commands:cmd_fingerprint", "add a fingerprint column",
+        "Fingerprint the text column of IN; write every row of IN plus the fingerprint "
+        "column to OUT (parquet: uint64 or 16-byte binary with the spec in the metadata; "
+        "csv/jsonl: hexadecimal text)."),
+    "pairs": Command(
+        "simhash_nb.cli.commands:cmd_pairs", "near-duplicate pairs",
+        "Write every pair of rows of IN within k bits: columns left, right (ids, or 0-based "
+        "row numbers) and distance; with --threshold J, every pair with shingle Jaccard >= "
+        "J, verified, over one or more input shards: columns left, right, jaccard, "
+        "distance."),
+    "dedupe": Command(
+        "simhash_nb.cli.commands:cmd_dedupe", "drop near duplicates",
+        "Write the rows of IN that remain after dropping near duplicates: one row per "
+        "cluster (rows with missing text stay); with --threshold and several inputs, OUT "
+        "is a new folder that gets one shard per input, with its name, format and schema."),
+    "clusters": Command(
+        "simhash_nb.cli.commands:cmd_clusters", "label near-duplicate clusters",
+        "Write every row of IN with a cluster column: the 0-based row number of the first "
+        "row of its cluster (empty for missing text); with --threshold and several inputs, "
+        "a table of id (or row) and cluster."),
+    "demo": Command(
+        "simhash_nb.cli.demo:cmd_demo", "run the whole job on bundled sample corpora",
+        "Fingerprint the bundled SPDX licence texts and fortunes, choose k for each against "
+        "an exact Jaccard ground truth, find near-duplicate pairs and clusters, print a "
+        "summary and write pairs, clusters, fingerprints and a plot into --out."),
+    "tune": Command(
+        "simhash_nb.cli.tune:cmd_tune", "precision and recall per threshold k",
+        "Fingerprint the texts of IN and score every Hamming threshold k against the ground "
+        "truth in --labels (rows with equal labels are duplicates, an empty label is a row "
+        "without duplicates): print precision, recall and F1 per k and a recommended k."),
+    "fit-idf": Command(
+        "simhash_nb.cli.fit_idf:cmd_fit_idf", "fit an IDF table for --weights tfidf",
+        "Count in how many texts of IN each feature occurs and write their inverse document "
+        "frequencies to OUT (.npz, as simhash_nb.IdfTable.save writes; rows with missing "
+        "text are not counted). Give the same tokenizer options here as with --weights "
+        "tfidf --idf OUT later."),
 }
-"""Each command and the function that runs it, ``"module:function"`` (imported when the
-command runs)."""
+"""The commands by name (:func:`build_parser` adds their options)."""
 
 DEMO_NORMALIZE = ("nfkc", "lower", "punct", "whitespace")
 """The normalisation of ``demo``'s fingerprints: runs of white space and punctuation
@@ -122,10 +161,16 @@ def _add_k(p) -> None:
                             "this corpus store (made by --save)")
 
 
-def _search_command(sub, name: str, help: str, description: str):
+def _command(sub, name: str):
+    """The parser of the command ``name`` (see :data:`COMMANDS`)."""
+    return sub.add_parser(name, help=COMMANDS[name].help,
+                          description=COMMANDS[name].description)
+
+
+def _search_command(sub, name: str):
     """A command that searches one or more tables for near duplicates: ``IN... OUT``,
     the threshold, the input columns and fingerprint options; its own flags follow."""
-    p = sub.add_parser(name, help=help, description=description)
+    p = _command(sub, name)
     _add_io(p, many=True)
     _add_k(p)
     _add_text(p)
@@ -164,10 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_fingerprint(sub) -> None:
-    p = sub.add_parser("fingerprint", help="add a fingerprint column",
-                       description="Fingerprint the text column of IN; write every row of IN "
-                       "plus the fingerprint column to OUT (parquet: uint64 or 16-byte binary "
-                       "with the spec in the metadata; csv/jsonl: hexadecimal text).")
+    p = _command(sub, "fingerprint")
     _add_io(p)
     _add_text(p, fingerprints=False)
     p.add_argument("--out-column", default=None, help="name of the new column "
@@ -176,11 +218,7 @@ def _add_fingerprint(sub) -> None:
 
 
 def _add_pairs(sub) -> None:
-    p = _search_command(sub, "pairs", help="near-duplicate pairs",
-                        description="Write every pair of rows of IN within k bits: columns "
-                        "left, right (ids, or 0-based row numbers) and distance; with "
-                        "--threshold J, every pair with shingle Jaccard >= J, verified, over "
-                        "one or more input shards: columns left, right, jaccard, distance.")
+    p = _search_command(sub, "pairs")
     _add_id(p, "identify rows by COL instead of their row number")
     p.add_argument("--max-pairs", type=int, default=None, metavar="N",
                    help="refuse to write more than N pairs")
@@ -188,11 +226,7 @@ def _add_pairs(sub) -> None:
 
 
 def _add_dedupe(sub) -> None:
-    p = _search_command(sub, "dedupe", help="drop near duplicates",
-                        description="Write the rows of IN that remain after dropping near "
-                        "duplicates: one row per cluster (rows with missing text stay); with "
-                        "--threshold and several inputs, OUT is a new folder that gets one "
-                        "shard per input, with its name, format and schema.")
+    p = _search_command(sub, "dedupe")
     p.add_argument("--keep", choices=("first", "last"), default="first",
                    help="which row of each cluster stays (default first)")
     _add_id(p, "with --threshold: the rows' ids (checked present and distinct)")
@@ -200,11 +234,7 @@ def _add_dedupe(sub) -> None:
 
 
 def _add_clusters(sub) -> None:
-    p = _search_command(sub, "clusters", help="label near-duplicate clusters",
-                        description="Write every row of IN with a cluster column: the 0-based "
-                        "row number of the first row of its cluster (empty for missing text); "
-                        "with --threshold and several inputs, a table of id (or row) and "
-                        "cluster.")
+    p = _search_command(sub, "clusters")
     p.add_argument("--cluster-column", default=None, metavar="NAME",
                    help="name of the new column (default cluster)")
     _add_id(p, "with --threshold: identify rows by COL (checked present and distinct)")
@@ -212,11 +242,7 @@ def _add_clusters(sub) -> None:
 
 
 def _add_demo(sub) -> None:
-    p = sub.add_parser("demo", help="run the whole job on bundled sample corpora",
-                       description="Fingerprint the bundled SPDX licence texts and fortunes, "
-                       "choose k for each against an exact Jaccard ground truth, find "
-                       "near-duplicate pairs and clusters, print a summary and write "
-                       "pairs, clusters, fingerprints and a plot into --out.")
+    p = _command(sub, "demo")
     p.add_argument("--out", default="demo-output", help="output folder (default demo-output)")
     p.add_argument("-k", "--k", type=int, default=None, dest="k",
                    help="largest Hamming distance counted as a near duplicate (default: "
@@ -229,11 +255,7 @@ def _add_demo(sub) -> None:
 
 
 def _add_tune(sub) -> None:
-    p = sub.add_parser("tune", help="precision and recall per threshold k",
-                       description="Fingerprint the texts of IN and score every Hamming "
-                       "threshold k against the ground truth in --labels (rows with equal "
-                       "labels are duplicates, an empty label is a row without duplicates): "
-                       "print precision, recall and F1 per k and a recommended k.")
+    p = _command(sub, "tune")
     _add_io(p, out=False)
     _add_text(p, fingerprints=False)
     g = p.add_argument_group("tuning")
@@ -250,12 +272,7 @@ def _add_tune(sub) -> None:
 
 
 def _add_fit_idf(sub) -> None:
-    p = sub.add_parser("fit-idf", help="fit an IDF table for --weights tfidf",
-                       description="Count in how many texts of IN each feature occurs and "
-                       "write their inverse document frequencies to OUT (.npz, as "
-                       "simhash_nb.IdfTable.save writes; rows with missing text are not "
-                       "counted). Give the same tokenizer options here as with --weights "
-                       "tfidf --idf OUT later.")
+    p = _command(sub, "fit-idf")
     p.add_argument("input", metavar="IN", help=_IN_HELP)
     p.add_argument("output", metavar="OUT", help="the IDF table to write (.npz)")
     _add_text(p, fingerprints=False, fit=True)

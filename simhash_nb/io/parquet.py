@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -104,8 +105,6 @@ def write_parquet(df, path, spec=None, *, index: bool | None = None) -> None:
     >>> sh.read_parquet(path).simhash.near_duplicates(k=64 - 1).shape
     (1, 3)
     """
-    import pandas as pd  # lazily: the CLI reads and writes tables without pandas
-
     if isinstance(df, pd.Series):
         attrs = df.attrs
         df = df.to_frame()
@@ -157,8 +156,6 @@ def _parquet_paths(path) -> list[str]:
 
 
 def _types_mapper():
-    import pandas as pd  # lazily: the CLI reads and writes tables without pandas
-
     mapping = {pa.uint64(): pd.UInt64Dtype(), pa.binary(16): pd.ArrowDtype(pa.binary(16))}
     return mapping.get
 
