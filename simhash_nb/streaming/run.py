@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from .._core.clusters import check_keep, keep_from_labels
+from .._core.docstrings import shared_docs
 from .._core.pipeline import MemoryBudget, Shingler
 from .._core.pipeline.run import VerifiedPairs, verified_labels, verified_pairs
 from .._core.verified import check_options
@@ -137,32 +138,32 @@ def _bar(src, progress: bool | None):
                 file=sys.stderr, leave=False, dynamic_ncols=True)
 
 
-_SHARD_PARAMS = """
-    Parameters
-    ----------
-    source : str, path, list of them, DataFrame, or iterable of DataFrames / Arrow batches
-        Shards: parquet, JSON Lines or CSV files (``.gz`` for the text formats), folders
-        (every such file below them, in sorted order) or glob patterns; or frames given
-        one at a time. Rows are numbered in reading order across the shards.
-    threshold : float, default 0.7
-        Jaccard similarity of the shingle sets, in (0, 1].
-    text_column, id_column : str
-        The column of the texts (default ``"text"``) and, optionally, of the rows' ids
-        (present and distinct: refused otherwise), which then name the rows.
-    memory_limit : int or str, optional
-        The most memory the run holds, such as ``"2GB"`` (default: half the memory
-        available). Texts are read and shingled a batch at a time; the shingles that do
-        not fit go to a temporary file; 16 bytes of fingerprint, and about 100 bytes of
-        search, a document stay in memory.
-    tmp_dir : str, optional
-        Where the temporary files go (default: the system's); removed when the run ends,
-        fails or is interrupted.
-    recall, bits, tokenizer, ngram, normalize, seed, spec, params, max_pairs, \
+# The parameters the three shard functions share, one wording each (filled into their
+# ``{{shards}}`` docstring slot by :func:`~simhash_nb._core.docstrings.shared_docs`).
+SHARD_DOCS = {"shards": """
+source : str, path, list of them, DataFrame, or iterable of DataFrames / Arrow batches
+    Shards: parquet, JSON Lines or CSV files (``.gz`` for the text formats), folders
+    (every such file below them, in sorted order) or glob patterns; or frames given
+    one at a time. Rows are numbered in reading order across the shards.
+threshold : float, default 0.7
+    Jaccard similarity of the shingle sets, in (0, 1].
+text_column, id_column : str
+    The column of the texts (default ``"text"``) and, optionally, of the rows' ids
+    (present and distinct: refused otherwise), which then name the rows.
+memory_limit : int or str, optional
+    The most memory the run holds, such as ``"2GB"`` (default: half the memory
+    available). Texts are read and shingled a batch at a time; the shingles that do
+    not fit go to a temporary file; 16 bytes of fingerprint, and about 100 bytes of
+    search, a document stay in memory.
+tmp_dir : str, optional
+    Where the temporary files go (default: the system's); removed when the run ends,
+    fails or is interrupted.
+recall, bits, tokenizer, ngram, normalize, seed, spec, params, max_pairs, \
 random_state, n_jobs, progress
-        As in :func:`simhash_nb.near_duplicate_texts`.
-"""
+    As in :func:`simhash_nb.near_duplicate_texts`."""}
 
 
+@shared_docs(**SHARD_DOCS)
 def near_duplicate_shards(
         source, threshold: float = 0.7, *, text_column: str = "text",
         id_column: str | None = None, memory_limit=None, tmp_dir=None, recall: float = 0.99,
@@ -172,7 +173,11 @@ def near_duplicate_shards(
         progress: bool | None = None) -> pd.DataFrame:
     """Every pair of rows whose texts' shingle sets reach Jaccard ``threshold``,
     verified exactly, over shards larger than memory.
-    {params}
+
+    Parameters
+    ----------
+    {{shards}}
+
     Returns
     -------
     pandas.DataFrame
@@ -191,8 +196,8 @@ def near_duplicate_shards(
     Examples
     --------
     >>> import pandas as pd, simhash_nb as sh
-    >>> frames = [pd.DataFrame({{"text": ["the cat sat on the mat", "a dog"]}}),
-    ...           pd.DataFrame({{"text": ["the cat sat on the mat!"]}})]
+    >>> frames = [pd.DataFrame({"text": ["the cat sat on the mat", "a dog"]}),
+    ...           pd.DataFrame({"text": ["the cat sat on the mat!"]})]
     >>> sh.near_duplicate_shards(frames, 0.7)[["left", "right", "jaccard"]]
        left  right  jaccard
     0     0      2      1.0
@@ -200,6 +205,7 @@ def near_duplicate_shards(
     return run_shards(**locals()).pairs_table().to_pandas()
 
 
+@shared_docs(**SHARD_DOCS)
 def cluster_shards(
         source, threshold: float = 0.7, *, text_column: str = "text",
         id_column: str | None = None, memory_limit=None, tmp_dir=None, recall: float = 0.99,
@@ -209,7 +215,11 @@ def cluster_shards(
         progress: bool | None = None) -> pd.DataFrame:
     """Clusters of rows joined by verified pairs at Jaccard ``threshold``, over shards
     larger than memory (no pair is held: see :func:`simhash_nb.cluster_texts`).
-    {params}
+
+    Parameters
+    ----------
+    {{shards}}
+
     Returns
     -------
     pandas.DataFrame
@@ -224,8 +234,8 @@ def cluster_shards(
     Examples
     --------
     >>> import pandas as pd, simhash_nb as sh
-    >>> df = pd.DataFrame({{"id": ["a", "b", "c"], "text": ["the cat sat on the mat",
-    ...                    "a dog", "The cat sat on the mat."]}})
+    >>> df = pd.DataFrame({"id": ["a", "b", "c"], "text": ["the cat sat on the mat",
+    ...                    "a dog", "The cat sat on the mat."]})
     >>> sh.cluster_shards(df, id_column="id")
       id cluster
     0  a       a
@@ -235,6 +245,7 @@ def cluster_shards(
     return run_shards(what="labels", **locals()).labels_table().to_pandas()
 
 
+@shared_docs(**SHARD_DOCS)
 def dedupe_shards(
         source, output=None, threshold: float = 0.7, *,
         keep: Literal["first", "last"] = "first", text_column: str = "text",
@@ -251,9 +262,13 @@ def dedupe_shards(
     (its format from the extension). Nothing is written until every shard is done: the
     folder appears whole or not at all. Each input file is checked not to have changed
     since it was read.
-    {params}    output : str or path, optional
+
+    Parameters
+    ----------
+    {{shards}}
+    output : str or path, optional
         Where the kept rows go (file shards only); without it, only the mask is returned.
-    keep : {{"first", "last"}}, default "first"
+    keep : {"first", "last"}, default "first"
         Which row of each cluster stays.
 
     Returns
@@ -272,8 +287,8 @@ def dedupe_shards(
     Examples
     --------
     >>> import pandas as pd, simhash_nb as sh
-    >>> df = pd.DataFrame({{"text": ["the cat sat on the mat", "a dog",
-    ...                              "The cat sat on the mat."]}})
+    >>> df = pd.DataFrame({"text": ["the cat sat on the mat", "a dog",
+    ...                              "The cat sat on the mat."]})
     >>> sh.dedupe_shards(df)
     array([ True,  True, False])
     """
@@ -359,8 +374,3 @@ def _write_shard(path: str, keep: np.ndarray, target: str, text_column: str) -> 
     if start != keep.shape[0]:
         raise InputError(f"{path} has {start:,} rows now, {keep.shape[0]:,} when it was "
                          "read; run again on files that stay put")
-
-
-for _f in (near_duplicate_shards, cluster_shards, dedupe_shards):
-    _f.__doc__ = _f.__doc__.format(params=_SHARD_PARAMS)
-del _f
