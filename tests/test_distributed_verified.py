@@ -163,24 +163,17 @@ def test_series_accessor_clusters_and_dedupe(client, texts):
 # --- the verification stages, on pandas -------------------------------------------------------
 
 
-def test_take_runs_gathers_documents():
-    indptr = np.array([0, 2, 2, 5, 6], dtype=np.int64)
-    hashes = np.arange(10, 16, dtype=np.uint64)
-    lengths, values = S.take_runs(indptr, hashes, np.array([3, 0, 1, 2]))
-    assert lengths.tolist() == [1, 2, 0, 3]
-    assert values.tolist() == [15, 10, 11, 12, 13, 14]
-
-
-def test_stages_carry_each_left_document_once_per_partition():
+def test_stages_carry_each_left_text_once_per_partition():
     texts = pd.Series(["a b c d e", "a b c d e", "a b c d x", "", "a b c d e"])
     offsets = np.array([0, 3, 5], dtype=np.int64)  # partitions [0, 3) and [3, 5)
     shingler = Shingler.make(128, tokenizer="word", ngram=1)
     cands = pd.DataFrame({"left": [0, 0, 0, 0], "right": [1, 2, 3, 4],
                           "distance": np.array([0, 5, 9, 0], dtype=np.uint8)})
-    carried = S.attach_left(texts.iloc[:3], cands, offsets, shingler, 1, False,
+    carried = S.attach_left(texts.iloc[:3], cands, offsets, False,
                             partition_info={"number": 0})
-    lengths, _ = S._carried(carried)
-    assert lengths.tolist() == [5, 0, 5, 0]  # once for (0, part 0), once for (0, part 1)
+    carries, values = S._carried(carried)
+    assert carries.tolist() == [True, False, True, False]  # (0, part 0) and (0, part 1)
+    assert values.to_pylist() == ["a b c d e", "a b c d e"]
     first = carried[carried.right < 3]
     got = S.verify_right(texts.iloc[:3], first, offsets, shingler, 1, 0.6, False,
                          partition_info={"number": 0})
@@ -191,15 +184,28 @@ def test_stages_carry_each_left_document_once_per_partition():
     assert second[["left", "right"]].values.tolist() == [[0, 4]]  # "" is in no pair
 
 
-def test_carried_shingles_survive_any_binary_column():
-    runs = [np.array([1, 2], np.uint64).tobytes(), b"", np.array([7], np.uint64).tobytes()]
+def test_a_left_text_without_shingles_is_in_no_pair():
+    texts = pd.Series(["", "a b", "", "a b"])
+    offsets = np.array([0, 2, 4], dtype=np.int64)
+    shingler = Shingler.make(128, tokenizer="word", ngram=1)
+    cands = pd.DataFrame({"left": [0, 0, 1], "right": [2, 3, 3],
+                          "distance": np.zeros(3, dtype=np.uint8)})
+    carried = S.attach_left(texts.iloc[:2], cands, offsets, False, partition_info={"number": 0})
+    got = S.verify_right(texts.iloc[2:], carried, offsets, shingler, 1, 0.5, False,
+                         partition_info={"number": 1})
+    assert got[["left", "right"]].values.tolist() == [[1, 3]]
+
+
+def test_carried_texts_survive_any_binary_column():
+    runs = [b"ab", None, "é".encode(), b""]
     pa = pytest.importorskip("pyarrow")
     columns = [pd.Series(runs, dtype=object),  # bytes objects
                pd.Series(pd.arrays.ArrowExtensionArray(pa.array(runs, pa.binary()))),
-               pd.Series(S._as_binary(np.array([2, 0, 1]), np.array([1, 2, 7], np.uint64)))]
+               pd.Series(pd.arrays.ArrowExtensionArray(pa.array(runs, pa.large_binary())))]
     for col in columns:
-        lengths, values = S._carried(pd.DataFrame({"shingles": col}))
-        assert lengths.tolist() == [2, 0, 1] and values.tolist() == [1, 2, 7]
+        carries, values = S._carried(pd.DataFrame({"text": col}))
+        assert carries.tolist() == [True, False, True, True]
+        assert values.to_pylist() == ["ab", "é", ""]
 
 
 # --- bad input --------------------------------------------------------------------------------

@@ -1,26 +1,29 @@
 """The verification stages of the Dask verified path: candidate pairs shuffled with the
-shingle hashes they need, then verified by exact Jaccard.
+texts they need, then verified by exact Jaccard.
 
 Two routes, no gather:
 
 1. :func:`attach_left` runs on the input partition that holds the left rows of the
-   candidates routed to it: it shingles those rows (only those), drops pairs whose left
-   document has no shingles, and attaches the left document's hashes -- once for each
-   pair of (left row, partition of the right row), not once per pair, so a group of
-   ``m`` copies carries ``m`` shingle sets per partition, not ``m (m - 1) / 2``.
-2. :func:`verify_right` runs on the partition of the right rows: it shingles them,
-   lays them and the carried left documents in one in-memory
+   candidates routed to it and attaches each left row's text -- once for each pair of
+   (left row, partition of the right row), not once per pair, so a group of ``m``
+   copies carries ``m`` texts per partition, not ``m (m - 1) / 2``. It shingles
+   nothing.
+2. :func:`verify_right` runs on the partition of the right rows: it shingles them and
+   the carried texts in one pass, lays them in one in-memory
    :class:`~simhash_nb._core.pipeline.ShingleStore`, and computes the exact Jaccard of
-   every pair with it (the verify stage of the single-machine runners).
+   every pair with it (the verify stage of the single-machine runners). A pair with a
+   document without shingles is in no pair.
 
-Shingle hashes travel as an Arrow ``large_binary`` column, each value a document's
-``uint64`` hashes (empty on the pairs that do not carry them; a binary type, not a list
-one, because Dask's P2P shuffle restores column types from their names and knows
+The texts travel, not their shingles: a text's UTF-8 bytes are several times smaller
+than its shingle hashes (8 bytes a shingle, about one shingle a character for
+character n-grams), and the left texts were to be shingled once anyway. They travel as
+an Arrow ``large_binary`` column, null on the pairs that do not carry one (a binary
+type, because Dask's P2P shuffle restores column types from their names and knows
 ``large_binary[pyarrow]``): built and read as offsets and one buffer, never one Python
 object per document.
 
-Both shingle with the run's :class:`~simhash_nb._core.pipeline.Shingler` (a
-binary-weight spec and the objects it stands for; it pickles, so it travels as it is).
+Both use the run's :class:`~simhash_nb._core.pipeline.Shingler` (a binary-weight spec
+and the objects it stands for; it pickles, so it travels as it is).
 """
 
 from __future__ import annotations
@@ -30,8 +33,11 @@ import pandas as pd
 import pyarrow as pa
 
 from .._core.batch import FeatureBatch
+from .._core.fingerprint import binary_shingles
 from .._core.parallel import threads
 from .._core.pipeline import Shingler, ShingleStore
+from .._core.text import to_arrow
+from .._core.tokenizers import MODES
 from .._frames import arrow_of
 from .input import row_base
 
@@ -51,22 +57,21 @@ def shingle(texts, shingler: Shingler, n_jobs: int | None) -> tuple[FeatureBatch
     return fb, fps
 
 
-def take_runs(indptr: np.ndarray, hashes: np.ndarray,
-              docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The hashes of documents ``docs`` of a CSR batch, concatenated: ``(lengths, values)``."""
-    starts = indptr[docs]
-    lengths = indptr[docs + 1] - starts
-    total = int(lengths.sum())
-    first = np.cumsum(lengths) - lengths
-    idx = np.repeat(starts - first, lengths) + np.arange(total, dtype=np.int64)
-    return lengths, hashes[idx]
+def shingle_only(texts, shingler: Shingler, n_jobs: int | None) -> FeatureBatch:
+    """Binary-weight shingles of ``texts`` (none missing), without their fingerprints
+    where the tokenizer is a built-in one (the others' shingles come with them)."""
+    if len(texts) == 0 or shingler.spec.tokenizer not in MODES:
+        return shingle(texts, shingler, n_jobs)[0]
+    with threads(n_jobs):
+        fb, _, _ = binary_shingles(texts, shingler.spec, shingler.extras, 0, n_jobs)
+    return fb
 
 
 def carried_meta(label_dtype=None) -> pd.DataFrame:
     """Meta of :func:`attach_left`'s output."""
     meta = pd.DataFrame({"left": np.empty(0, np.int64), "right": np.empty(0, np.int64),
                          "distance": np.empty(0, np.uint8),
-                         "shingles": pd.Series([], dtype=CARRIED)})
+                         "text": pd.Series([], dtype=CARRIED)})
     if label_dtype is not None:
         meta["left_label"] = pd.Series([], dtype=label_dtype)
     return meta
@@ -87,67 +92,57 @@ def _local(rows: np.ndarray, base: int, n: int) -> np.ndarray:
     return local
 
 
-def attach_left(texts: pd.Series, cands: pd.DataFrame, offsets: np.ndarray, shingler: Shingler,
-                n_jobs: int | None, labels: bool, partition_info=None) -> pd.DataFrame:
-    """Candidates whose left row is in this partition, with its shingles attached once
-    per (left row, partition of the right row); see the module docstring."""
+def attach_left(texts: pd.Series, cands: pd.DataFrame, offsets: np.ndarray, labels: bool,
+                partition_info=None) -> pd.DataFrame:
+    """Candidates whose left row is in this partition, with its text attached once per
+    (left row, partition of the right row); see the module docstring."""
     base = row_base(texts, offsets, partition_info)
     i, j = cands["left"].to_numpy(np.int64), cands["right"].to_numpy(np.int64)
     d = cands["distance"].to_numpy(np.uint8)
-    docs, inv = np.unique(_local(i, base, len(texts)), return_inverse=True)
-    fb, _ = shingle(texts.iloc[docs], shingler, n_jobs)
-    ok = np.diff(fb.indptr)[inv] > 0  # a document without shingles is in no pair
-    i, j, d, inv = i[ok], j[ok], d[ok], inv[ok]
     part = np.searchsorted(offsets, j, side="right") - 1
     order = np.lexsort((j, i, part))
-    i, j, d, inv, part = i[order], j[order], d[order], inv[order], part[order]
+    i, j, d, part = i[order], j[order], d[order], part[order]
     first = np.ones(i.shape[0], dtype=bool)
     first[1:] = (part[1:] != part[:-1]) | (i[1:] != i[:-1])
-    lengths = np.zeros(i.shape[0], dtype=np.int64)
-    carried, values = take_runs(fb.indptr, fb.hashes, inv[first])
-    lengths[first] = carried
     out = pd.DataFrame({"left": i, "right": j, "distance": d,
-                        "shingles": _as_binary(lengths, values)})
+                        "text": _carry(texts, _local(i, base, len(texts)), first)})
     if labels:
         out["left_label"] = texts.index.take(i - base)
     return out
 
 
-def _as_binary(lengths: np.ndarray, values: np.ndarray) -> pd.api.extensions.ExtensionArray:
-    """Runs of ``uint64`` values (``lengths`` of them each) as a ``large_binary`` array,
-    without a copy per run."""
-    offs = np.concatenate(([0], np.cumsum(lengths) * 8)).astype(np.int64)
-    data = np.ascontiguousarray(values, dtype=np.uint64)
-    arr = pa.LargeBinaryArray.from_buffers(pa.large_binary(), lengths.shape[0],
-                                           [None, pa.py_buffer(offs), pa.py_buffer(data)])
-    return pd.arrays.ArrowExtensionArray(arr)
+def _carry(texts: pd.Series, rows: np.ndarray, first: np.ndarray):
+    """The UTF-8 texts of local ``rows`` where ``first`` (null elsewhere), as a
+    ``large_binary`` array."""
+    carriers = np.flatnonzero(first)
+    arr = to_arrow(texts.iloc[rows[carriers]]).view(pa.large_binary())
+    slot = np.cumsum(first) - 1  # each row's carrier, valid where it is one
+    take = pa.array(slot, type=pa.int64(), mask=~first)
+    return pd.arrays.ArrowExtensionArray(arr.take(take))
 
 
-def _carried(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """``(lengths, values)`` of the shingles carried in ``rows`` (empty where none);
-    ``values`` is a view of the column's buffer, perhaps unaligned (a store copies it)."""
+def _carried(rows: pd.DataFrame) -> tuple[np.ndarray, pa.Array]:
+    """Which of ``rows`` carry a text, and those texts (``large_string``)."""
     if len(rows) == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
-    col = rows["shingles"]
+        return np.zeros(0, bool), pa.array([], pa.large_string())
+    col = rows["text"]
     arr = (arrow_of(col) if isinstance(col.dtype, pd.ArrowDtype)
            else pa.array(col.to_numpy(object), type=pa.large_binary()))  # bytes objects
     if arr.type != pa.large_binary():  # a shuffle may narrow the offsets
         arr = arr.cast(pa.large_binary())
-    offs = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset:arr.offset + len(arr) + 1]
-    data = arr.buffers()[2]
-    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    return np.diff(offs) // 8, raw[offs[0]:offs[-1]].view(np.uint64)
+    carries = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    return carries, to_arrow(arr.filter(pa.array(carries)))
 
 
-def _right_store(texts: pd.Series, docs: np.ndarray, shingler: Shingler, n_jobs: int | None,
-                 lengths: np.ndarray, values: np.ndarray) -> ShingleStore:
+def _store(texts: pd.Series, docs: np.ndarray, carried: pa.Array, shingler: Shingler,
+           n_jobs: int | None) -> ShingleStore:
     """This partition's rows ``docs`` (documents ``0 .. len(docs) - 1``), then the carried
-    left documents (``lengths[c]`` of ``values`` each), in one sealed in-memory store."""
+    left texts, shingled in one pass into one sealed in-memory store."""
+    both = pa.concat_arrays([to_arrow(texts.iloc[docs]), carried])
     store = ShingleStore(_HELD, _HELD)
-    fb, _ = shingle(texts.iloc[docs], shingler, n_jobs)
+    fb = shingle_only(pd.Series(pd.arrays.ArrowExtensionArray(both)), shingler, n_jobs)
     store.append(fb.indptr, fb.hashes)
-    del fb  # the store holds a copy: the partition's hashes are not held twice at seal
-    store.append(np.concatenate(([0], np.cumsum(lengths))), values)
+    del fb  # the store holds a copy: the hashes are not held twice at seal
     store.seal()
     return store
 
@@ -156,18 +151,18 @@ def verify_right(texts: pd.Series, rows: pd.DataFrame, offsets: np.ndarray, shin
                  n_jobs: int | None, threshold: float, labels: bool,
                  partition_info=None) -> pd.DataFrame:
     """The pairs whose right row is in this partition, verified: exact Jaccard of the
-    carried left shingles and the right row's own, kept when ``>= threshold``."""
+    carried left texts' shingles and the right row's own, kept when ``>= threshold``."""
     base = row_base(texts, offsets, partition_info)
     i, j = rows["left"].to_numpy(np.int64), rows["right"].to_numpy(np.int64)
-    lengths, values = _carried(rows)
-    carriers = np.flatnonzero(lengths > 0)
-    left_ids = i[carriers]  # one carrier per left row in this partition
+    carries, carried = _carried(rows)
+    left_ids = i[carries]  # one carrier per left row in this partition
     by_id = np.argsort(left_ids, kind="stable")
     docs, inv = np.unique(_local(j, base, len(texts)), return_inverse=True)
     left = docs.shape[0] + by_id[np.searchsorted(left_ids, i, sorter=by_id)]
     sims = np.full(i.shape[0], -1.0)
-    with _right_store(texts, docs, shingler, n_jobs, lengths[carriers], values) as store:
-        ok = store.n_features[inv] > 0  # a right document without shingles: in no pair
+    with _store(texts, docs, carried, shingler, n_jobs) as store:
+        # a document without shingles is in no pair
+        ok = (store.n_features[inv] > 0) & (store.n_features[left] > 0)
         if ok.any():
             with threads(n_jobs):
                 sims[ok] = store.similarities(left[ok], inv[ok], threshold)

@@ -99,8 +99,8 @@ def _verified(plan: Plan, npartitions: int | None, max_pairs: int | None,
     offsets = plan.stats.offsets
     label_dtype = plan.texts._meta.index.dtype if plan.labels else None
     routed = route(cands, "left", offsets, shuffle_method)
-    carried = dd.map_partitions(attach_left, plan.texts, routed, offsets, plan.shingler,
-                                plan.n_jobs, plan.labels, meta=carried_meta(label_dtype),
+    carried = dd.map_partitions(attach_left, plan.texts, routed, offsets, plan.labels,
+                                meta=carried_meta(label_dtype),
                                 align_dataframes=False, enforce_metadata=False)
     routed = route(carried, "right", offsets, shuffle_method)
     return dd.map_partitions(verify_right, plan.texts, routed, offsets, plan.shingler,
