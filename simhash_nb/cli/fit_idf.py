@@ -11,31 +11,11 @@ import numpy as np
 import pyarrow as pa
 
 from .._core.features import text_batch
-from .._core.idf import IdfTable
+from .._core.idf import IdfTable, document_frequencies
 from ..io import atomic_path
 from .recipe import describe, recipe_of
 from .steps import batches, check_folder, command, open_reader, say, text_of
 from .usage import UsageError
-
-
-def document_frequencies(features) -> tuple[np.ndarray, np.ndarray]:
-    """``(hashes, df)``: each feature hash of a batch and the documents that have it.
-
-    Examples
-    --------
-    >>> import simhash_nb as sh
-    >>> h, df = document_frequencies(sh.features(["a b a", "a c"], tokenizer="word"))
-    >>> sorted(df.tolist())
-    [1, 1, 2]
-    """
-    n = len(features)
-    hashes = np.asarray(features.hashes, dtype=np.uint64)
-    doc = np.repeat(np.arange(n, dtype=np.int64), features.n_features)
-    order = np.lexsort((hashes, doc))
-    hs, ds = hashes[order], doc[order]
-    first = np.ones(hs.shape[0], dtype=bool)
-    first[1:] = (hs[1:] != hs[:-1]) | (ds[1:] != ds[:-1])
-    return np.unique(hs[first], return_counts=True)
 
 
 def merge_counts(parts: list) -> tuple[np.ndarray, np.ndarray]:

@@ -72,11 +72,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     flags = flags_of(parser.subcommands[args.command], argv)
     where = f"{PROG} {args.command}"
     try:
-        settle(args)
+        settle(args)  # options refused before the command's module is imported
+        run = command_function(args.command)
         _note_cold_cache()
         with warnings.catch_warnings():
             warnings.showwarning = _warning_line(where, flags)
-            return int(command_function(args.command)(args) or 0)
+            return int(run(args) or 0)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
