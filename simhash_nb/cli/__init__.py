@@ -11,7 +11,7 @@ Commands
 ``clusters IN... OUT``  every row with the label of its near-duplicate cluster
 ``fit-idf IN OUT``      an IDF table for ``--weights tfidf --idf OUT``
 ``demo``                the whole job on bundled sample corpora
-``tune IN``             precision/recall per threshold against labels (when available)
+``tune IN``             precision/recall per threshold against labels
 
 Inputs are CSV, JSON Lines (both optionally ``.gz``) or parquet; outputs are chosen by
 extension. Inputs stream in batches with a progress bar on stderr. Outputs are written
