@@ -8,7 +8,8 @@ from .._core.docstrings import shared_docs
 from .._frames.attrs import SPEC_ATTR, column_specs
 from .._frames.columns import FINGERPRINT_COLUMN, fingerprint_kind
 from .._frames.hex import hex_width
-from .series import ACCESSOR_PARAMETERS
+from .docs import ACCESSOR_PARAMETERS
+from .registration import register
 
 __all__ = ["SimhashDataFrameAccessor"]
 
@@ -83,6 +84,8 @@ class SimhashDataFrameAccessor:
         Raises
         ------
         {{no_column}}
+        TypeError
+            If the column holds fingerprints already (fingerprint its text instead).
 
         Examples
         --------
@@ -211,6 +214,8 @@ class SimhashDataFrameAccessor:
         Raises
         ------
         {{no_column}}
+        TypeError
+            If the column holds fingerprints and ``threshold`` is given.
 
         Examples
         --------
@@ -229,3 +234,6 @@ def _holds_fingerprints(s) -> bool:
     if kind is None:
         return False
     return kind != "text" or hex_width(s, strict=True) is not None
+
+
+register()  # once both accessor modules are imported (see register)

@@ -17,20 +17,30 @@ _lock = threading.Lock()
 
 
 def register() -> None:
-    """Register ``Series.simhash`` and ``DataFrame.simhash`` (imports pandas; idempotent)."""
+    """Register ``Series.simhash`` and ``DataFrame.simhash`` (imports pandas; idempotent).
+
+    The accessor modules import pandas, and the first import of pandas registers them
+    (the hook). When that first import comes from one of them, half imported, this
+    returns at once; each accessor module calls it again on its last line, and the
+    second one done registers both.
+    """
     global _registered
     # pandas and the accessors (which import it) load here, once pandas is imported (the
-    # hook) or on demand; outside the lock, as importing pandas runs the hook, which
-    # registers. ``import simhash_nb`` does not import pandas.
+    # hook) or on demand, so that ``import simhash_nb`` does not import pandas; outside
+    # the lock, as importing pandas runs the hook, which registers
     import pandas as pd
 
     from . import frame, series
 
+    accessors = (getattr(series, "SimhashSeriesAccessor", None),
+                 getattr(frame, "SimhashDataFrameAccessor", None))
+    if None in accessors:  # one of them is half imported: it calls this when done
+        return
     with _lock:
         if _registered:
             return
-        pd.api.extensions.register_series_accessor("simhash")(series.SimhashSeriesAccessor)
-        pd.api.extensions.register_dataframe_accessor("simhash")(frame.SimhashDataFrameAccessor)
+        pd.api.extensions.register_series_accessor("simhash")(accessors[0])
+        pd.api.extensions.register_dataframe_accessor("simhash")(accessors[1])
         _registered = True
 
 

@@ -9,31 +9,10 @@ from .. import _frames
 from .._core.docstrings import shared_docs
 from .._core.spec import FingerprintSpec, check_compatible
 from .._core.validation import check_raise_or_zero
+from .docs import ACCESSOR_PARAMETERS
+from .registration import register
 
-__all__ = ["ACCESSOR_PARAMETERS", "SimhashSeriesAccessor"]
-
-ACCESSOR_PARAMETERS = {
-    "column": """\
-column : str, optional
-    A text or fingerprint column (default: ``"simhash"`` if the frame has that
-    fingerprint column, else ``"text"``).""",
-    "no_column": "KeyError\n    If ``column`` is not in the frame.",
-    "k": """\
-k : int, optional
-    Largest Hamming distance (inclusive) that links two rows; default from
-    ``similarity`` (0.7: k = 12 at 64 bits, 25 at 128).""",
-    "threshold": """\
-threshold : float, optional
-    Instead, link texts whose shingle sets have Jaccard similarity at least this
-    (verified exactly; a text column only), as in
-    :func:`simhash_nb.near_duplicate_texts`.""",
-    "keep": """\
-keep : {"first", "last", False}
-    Which row of each cluster stays; ``False`` keeps only rows without any near
-    duplicate (as in ``drop_duplicates``). Rows with a missing value always stay.""",
-}
-"""numpydoc entries shared by the Series and DataFrame accessors' methods (``{{name}}``
-lines, filled by :func:`~simhash_nb._core.docstrings.shared_docs`)."""
+__all__ = ["SimhashSeriesAccessor"]
 
 
 # --- Series accessor ----------------------------------------------------------------------
@@ -475,3 +454,4 @@ def _as_series(obj, name: str):
     raise TypeError(f"{name} must be a pandas Series, got {type(obj).__name__}")
 
 
+register()  # once both accessor modules are imported (see register)
