@@ -321,7 +321,17 @@ def test_store_refuses_other_specs_and_damage(corpus, tmp_path):
     data = bytearray(shingles.read_bytes())
     data[0] ^= 1
     shingles.write_bytes(bytes(data))
-    with pytest.raises(InputError, match="fails its checksum"):
+    opened = sh.CorpusStore.open(tmp_path / "s")  # shingles are checked as a query runs
+    for check in (opened.verify, lambda: opened.query(corpus.iloc[50:60], id_column="id",
+                                                      add=True)):
+        with pytest.raises(InputError, match="shingles.u64 fails its checksum"):
+            check()
+    assert sh.CorpusStore.open(tmp_path / "s").n == 50  # the failed query added nothing
+    fps = tmp_path / "s" / seg / "fingerprints.npy"
+    data = bytearray(fps.read_bytes())
+    data[-1] ^= 1
+    fps.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="fingerprints.npy fails its checksum"):
         sh.CorpusStore.open(tmp_path / "s")
     manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
     manifest["version"] = 99

@@ -22,6 +22,7 @@ import json
 import os
 import secrets
 import shutil
+import threading
 import zlib
 from pathlib import Path
 
@@ -45,12 +46,42 @@ VERSION = 1
 _FILES = ("fingerprints.npy", "offsets.npy", SHINGLES, "ids.arrow")
 
 
-def _crc(path: Path) -> int:
+def _crc(path: Path, stop: threading.Event | None = None) -> int:
     crc = 0
     with open(path, "rb") as f:
         while chunk := f.read(1 << 24):
+            if stop is not None and stop.is_set():
+                return -1
             crc = zlib.crc32(chunk, crc)
     return crc
+
+
+class _BackgroundCheck:
+    """CRC-32 of the stores' shingle files in a thread (reading and ``zlib.crc32``
+    release the GIL), while the query fingerprints and searches; :meth:`result` raises
+    for a damaged file, :meth:`stop` abandons the check."""
+
+    def __init__(self, store: CorpusStore):
+        self._stop = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(store,), daemon=True)
+        self._thread.start()
+
+    def _run(self, store: CorpusStore) -> None:
+        try:
+            for seg in store.manifest["segments"]:
+                store.check_segment(seg, (SHINGLES,), self._stop)
+        except BaseException as e:  # noqa: BLE001 (re-raised by result())
+            self._error = e
+
+    def result(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def _fsync_write(path: Path, text: str) -> None:
@@ -123,8 +154,11 @@ class CorpusStore:
 
     @classmethod
     def open(cls, path) -> CorpusStore:
-        """The store at ``path``, its manifest and files checked (format, version,
-        sizes, CRC-32).
+        """The store at ``path``, its manifest and files checked: format, version, the
+        sizes of all files, the CRC-32 of fingerprints, offsets and ids. The shingle
+        files, the bulk of a store, are checked by every :meth:`query` while it runs (a
+        damaged one fails the query before it answers or appends) and by
+        :meth:`verify`.
 
         Parameters
         ----------
@@ -145,13 +179,33 @@ class CorpusStore:
                              f"not supported (this library reads version {VERSION})")
         store = cls(path, manifest)
         for seg in manifest["segments"]:
-            for name in _FILES:
-                f = path / seg["name"] / name
-                if not f.is_file() or f.stat().st_size != seg["sizes"][name]:
-                    raise InputError(f"{f} is missing or truncated; the store is damaged")
-                if _crc(f) != seg["crc32"][name]:
-                    raise InputError(f"{f} fails its checksum; the store is damaged")
+            store.check_segment(seg, tuple(f for f in _FILES if f != SHINGLES))
         return store
+
+    def verify(self) -> None:
+        """Check every file of every segment: sizes and CRC-32, shingles included.
+
+        Raises
+        ------
+        simhash_nb.io.InputError
+            Naming the first file that is missing, truncated or fails its checksum.
+        """
+        for seg in self.manifest["segments"]:
+            self.check_segment(seg, _FILES)
+
+    def check_segment(self, seg: dict, names: tuple[str, ...],
+                      stop: threading.Event | None = None) -> None:
+        """Check the sizes of all files of segment ``seg`` and the CRC-32 of ``names``
+        (a set ``stop`` ends the check early, passing)."""
+        for name in _FILES:
+            f = self.path / seg["name"] / name
+            if not f.is_file() or f.stat().st_size != seg["sizes"][name]:
+                raise InputError(f"{f} is missing or truncated; the store is damaged")
+        for name in names:
+            f = self.path / seg["name"] / name
+            crc = _crc(f, stop)
+            if crc != seg["crc32"][name] and crc != -1:
+                raise InputError(f"{f} fails its checksum; the store is damaged")
 
     @property
     def n(self) -> int:
@@ -225,17 +279,15 @@ random_state, max_pairs, n_jobs, progress
                 self._reload()
             staging = self._staging() if add else None
             try:
-                new, words, ids = self._read(source, text_column, id_column, budget, tmp_dir,
-                                             staging, n_jobs)
-                stored = self._stored(budget.verify_bytes)
+                check = _BackgroundCheck(self)
                 try:
-                    got = pairs_against(stored, new, words, threshold, recall, budget,
-                                        random_state=random_state, max_pairs=max_pairs,
-                                        n_jobs=n_jobs, progress=progress)
+                    new, words, ids = self._read(source, text_column, id_column, budget,
+                                                 tmp_dir, staging, n_jobs)
+                    got = self._pairs(new, words, threshold, recall, budget, random_state,
+                                      max_pairs, n_jobs, progress)
+                    check.result()
                 finally:
-                    for _, seg in stored.segments:
-                        seg.close()
-                    new.close()
+                    check.stop()
                 names = pa.chunked_array([self.ids(), ids]).combine_chunks() \
                     if self.n else ids
                 if add:
@@ -248,6 +300,18 @@ random_state, max_pairs, n_jobs, progress
         return pd.DataFrame({"left": names.take(take(got.i)).to_pandas(),
                              "right": names.take(take(got.j)).to_pandas(),
                              "jaccard": got.jaccard, "distance": got.distance})
+
+    def _pairs(self, new: ShingleStore, words, threshold, recall, budget, random_state,
+               max_pairs, n_jobs, progress):
+        stored = self._stored(budget.verify_bytes)
+        try:
+            return pairs_against(stored, new, words, threshold, recall, budget,
+                                 random_state=random_state, max_pairs=max_pairs,
+                                 n_jobs=n_jobs, progress=progress)
+        finally:
+            for _, seg in stored.segments:
+                seg.close()
+            new.close()
 
     def add(self, source, *, text_column: str = "text", id_column: str | None = None,
             memory_limit=None, tmp_dir=None, n_jobs: int | None = None) -> None:

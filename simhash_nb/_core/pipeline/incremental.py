@@ -43,13 +43,13 @@ class Stored:
 
 def _options(stored: Stored, new_words: np.ndarray, new_shingles: int, threshold: float,
              recall: float, budget: MemoryBudget, random_state, max_pairs, progress):
-    """``(k, SearchOptions)`` of the one run over stored + new rows: its ``k`` and its
-    sampled tables (designed for all distinct rows, seeded alike), for the new rows'
-    self-join; the search across new and stored rows has its own, cheaper, design
-    (:func:`~simhash_nb._core.candidates.cross_design`) with the same recall."""
+    """``(k, SearchOptions)``: the ``k`` of the one run over stored + new rows, and the
+    new rows' self-join with tables designed for them (the same recall, fewer tables
+    than for all rows); the search across new and stored rows has its own design
+    (:func:`~simhash_nb._core.candidates.cross_design`), with that recall too."""
     combined = np.concatenate([stored.words, new_words]) if stored.n else new_words
     k = choose_k(combined, stored.shingles + new_shingles, threshold, recall, random_state)
-    rows = max(group_identical(combined).n_distinct, 2)
+    rows = max(group_identical(new_words).n_distinct, 2)  # the new rows' self-join
     n = combined.shape[0]
     bits = 64 * combined.shape[1]
     del combined
