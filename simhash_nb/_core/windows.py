@@ -16,6 +16,7 @@ import numpy as np
 from .._kernels import bitsums as _bk
 from .._kernels import windows as _wk
 from .features import check_document_sizes, check_missing, raise_missing
+from .pairs import pandas_module
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .search import near_duplicates
 from .similarity import resolve_k
@@ -180,8 +181,7 @@ def _window_spec(bits, tokenizer, ngram, weights, normalize, seed, spec) -> Fing
 
 def _window_frame(w: Windows, spec: FingerprintSpec):
     """The windows as a DataFrame, the spec's JSON in ``attrs["spec"]``."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+    pd = pandas_module()
     cols = {"doc": w.doc, "window": w.window, "start": w.start, "end": w.end}
     if spec.bits == 64:
         cols["fingerprint"] = w.fingerprints
@@ -292,8 +292,7 @@ def _array_containment(a: np.ndarray, b: np.ndarray, k: int) -> float:
 
 def _frame_containment(a_doc, a, b_doc, b, k: int):
     """Per pair of documents: matched windows, windows, containment (``b`` None: self)."""
-    import pandas as pd  # lazily: import simhash_nb does not import pandas
-
+    pd = pandas_module()
     self_join = b is None
     p = _pairs(a, k, b)
     i = np.asarray(p.i, dtype=np.int64)
