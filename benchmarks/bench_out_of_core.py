@@ -278,7 +278,10 @@ def run_size(n: int, args, peers: list[str], support) -> dict:
     runs: dict = {}
     try:
         print(f"-- n={n:,}: {meta['bytes'] / 1e6:,.0f} MB in {meta['shards']} shards", flush=True)
-        runs["in_memory"] = run_in_memory(shards, work / "in_memory.parquet", args.timeout)
+        runs["in_memory"] = (run_in_memory(shards, work / "in_memory.parquet", args.timeout)
+                             if n <= args.in_memory_max_n else
+                             {"status": f"skipped: above --in-memory-max-n "
+                                        f"{args.in_memory_max_n:,} (it would not fit)"})
         _say("in_memory", runs["in_memory"])
         how, incr_ok, why = support
         if how == "cli":
@@ -290,8 +293,12 @@ def run_size(n: int, args, peers: list[str], support) -> dict:
         else:
             runs["streaming"] = {"status": f"unavailable: {why}"}
         _say("streaming", runs["streaming"])
-        runs["incremental"] = (_incremental(folder, work, args, runs["streaming"]) if incr_ok
-                               else {"status": f"unavailable: {why}"})
+        if n > args.incremental_max_n:
+            runs["incremental"] = {"status": f"skipped: above --incremental-max-n "
+                                             f"{args.incremental_max_n:,}"}
+        else:
+            runs["incremental"] = (_incremental(folder, work, args, runs["streaming"])
+                                   if incr_ok else {"status": f"unavailable: {why}"})
         _say("incremental", runs["incremental"])
         for name in peers:
             if name == "datatrove" and n > args.datatrove_max_n:
@@ -358,6 +365,10 @@ def main(argv=None) -> dict | None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--datatrove-max-n", type=int, default=500_000,
                     help="run datatrove only up to this size (it takes minutes per 100k)")
+    ap.add_argument("--in-memory-max-n", type=int, default=2_000_000,
+                    help="run the in-memory path only up to this size")
+    ap.add_argument("--incremental-max-n", type=int, default=2_000_000,
+                    help="run the incremental case only up to this size")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per run")
     ap.add_argument("--streaming-via", choices=("auto", "cli", "python"), default="auto",
                     help="the streaming run through the CLI (auto: when it has "
@@ -391,6 +402,7 @@ def main(argv=None) -> dict | None:
            "features": "word 3-grams", "sizes": {}}
     for n in sizes:
         res["sizes"][str(n)] = run_size(n, args, peers, support)
+    per_document(res)
     name = "out_of_core-quick" if args.quick else "out_of_core"
     path = save(name, res)
     print(f"wrote {path}")
@@ -404,6 +416,21 @@ def main(argv=None) -> dict | None:
 
 
 # --------------------------------------------------------------------------- report
+
+
+def per_document(res: dict) -> None:
+    """Streaming runs without an in-memory run of their size get their time per document
+    as a multiple of the in-memory path's at the largest size it ran (``vs_in_memory_at``)."""
+    done = [(int(n), sr["runs"]["in_memory"]) for n, sr in res["sizes"].items()
+            if sr["runs"]["in_memory"].get("status") == "ok"]
+    if not done:
+        return
+    ref_n, ref = max(done, key=lambda x: x[0])
+    for n, sr in res["sizes"].items():
+        r = sr["runs"].get("streaming", {})
+        if r.get("status") == "ok" and sr["runs"]["in_memory"].get("status") != "ok":
+            r["per_document_vs_in_memory"] = (r["wall_s"] / int(n)) / (ref["wall_s"] / ref_n)
+            r["vs_in_memory_at"] = ref_n
 
 
 def _fmt_s(x) -> str:
@@ -432,6 +459,9 @@ def report(res: dict) -> str:
             if name == "incremental":
                 note = (f"{r.get('share_of_full_run', float('nan')):.0%} of the streaming run; "
                         f"agreement {_fmt_p(r.get('agreement_with_full_run'))}")
+            elif r.get("per_document_vs_in_memory"):
+                note = (f"{r['per_document_vs_in_memory']:.2f}x the in-memory time per "
+                        f"document at {r['vs_in_memory_at']:,}")
             elif r.get("time_vs_in_memory"):
                 note = f"{r['time_vs_in_memory']:.2f}x in-memory time"
             if r.get("agreement_with_in_memory") is not None:
