@@ -369,6 +369,7 @@ def main(argv=None) -> dict | None:
                     help="run the in-memory path only up to this size")
     ap.add_argument("--incremental-max-n", type=int, default=2_000_000,
                     help="run the incremental case only up to this size")
+    ap.add_argument("--tag", default="", help="suffix of the results' file names")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per run")
     ap.add_argument("--streaming-via", choices=("auto", "cli", "python"), default="auto",
                     help="the streaming run through the CLI (auto: when it has "
@@ -404,6 +405,7 @@ def main(argv=None) -> dict | None:
         res["sizes"][str(n)] = run_size(n, args, peers, support)
     per_document(res)
     name = "out_of_core-quick" if args.quick else "out_of_core"
+    name += f"-{args.tag}" if args.tag else ""
     path = save(name, res)
     print(f"wrote {path}")
     try:
