@@ -16,7 +16,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .shingles import decode_cp, doc_hashes, insert_sorted, next_cp_start, sort_u64, sort_unique
+from .shingles import (
+    PRANGE_ONLY,
+    decode_cp,
+    doc_hashes,
+    insert_sorted,
+    next_cp_start,
+    sort_u64,
+    sort_unique,
+)
 from .signsums import bit_majority, signed_bit_sums
 
 MAX_UNIT_FEATURES = 2**31 - 1  # bit_majority counts in int32 lanes
@@ -58,7 +66,7 @@ def _set_size(max_features):
     return size
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, nogil=True)
 def _doc_set_bits(m):
     """log2 of the hash-set table size for ``m`` values: a power of two >= 2m (>= 16)."""
     bits = 4
@@ -156,7 +164,7 @@ def _scratch(offsets, lo, hi, n, with_set):
             np.empty(set_size, dtype=np.uint64), np.zeros(set_size, dtype=np.int64))
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def fingerprint_texts(data, offsets, chunks, n, seed, classes, binary, words):
     """Fused tokenise + hash + bit sums over documents, in parallel over ``chunks``.
 
@@ -180,7 +188,7 @@ def fingerprint_texts(data, offsets, chunks, n, seed, classes, binary, words):
     return out, nfeat
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, nogil=True)
 def _all_ones(weights, lo, hi):
     for f in range(lo, hi):  # real weights leave at once; unit ones are read again, from cache
         if weights[f] != 1.0:
@@ -188,7 +196,7 @@ def _all_ones(weights, lo, hi):
     return True
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def fingerprint_csr(indptr, hashes, weights, chunks, words):
     """Fingerprints of a CSR feature batch, in parallel over ``chunks`` of rows.
 
@@ -212,7 +220,7 @@ def fingerprint_csr(indptr, hashes, weights, chunks, words):
     return out, first if first < ndocs else -1
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def feature_counts_texts(data, offsets, chunks, n, seed, classes):
     """Number of distinct features per document (first pass of :func:`features_texts`)."""
     ndocs = offsets.shape[0] - 1
@@ -229,7 +237,7 @@ def feature_counts_texts(data, offsets, chunks, n, seed, classes):
     return nfeat
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def features_texts(data, offsets, chunks, n, seed, classes, indptr):
     """Distinct feature hashes per document (sorted) with tf weights, as CSR (binary
     features: :func:`binary_features_fingerprints`)."""
@@ -292,7 +300,7 @@ def occurrences(data, start, end, n, classes):
     return 1 if units < n else units - n + 1
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def binary_features_fingerprints(data, offsets, chunks, n, seed, classes, words):
     """Binary-weight CSR features and unit-weight fingerprints in one tokenising pass.
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .shingles import decode_cp, next_cp_start
+from .shingles import PRANGE_ONLY, decode_cp, next_cp_start
 
 PUNCT = 3
 SPACE = 4
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def nonascii_segments(data, offsets, chunks):
     """The pieces of the documents that hold non-ASCII code points.
 
@@ -75,7 +75,7 @@ def nonascii_segments(data, offsets, chunks):
     return starts, ends
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, nogil=True)
 def _ascii_range(src, p, end, table, out, o, run):
     """Normalise the ASCII bytes ``src[p:end]`` into ``out[o:]``; returns ``(o, run)``.
 
@@ -96,7 +96,7 @@ def _ascii_range(src, p, end, table, out, o, run):
     return np.int64(o), np.int64(run)
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, nogil=True)
 def _utf8_range(src, p, end, table, classes, punct, collapse, out, o, run):
     """:func:`_ascii_range` for any UTF-8 ``src[p:end]``, one code point at a time."""
     while p < end:
@@ -129,7 +129,20 @@ def _utf8_range(src, p, end, table, classes, punct, collapse, out, o, run):
     return o, run
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(cache=True, nogil=True)
+def _first_pieces(seg_starts, offsets, chunks):
+    """Each chunk's first piece: ``searchsorted`` (whose overload takes a second to
+    compile) as a merge of two sorted arrays."""
+    out = np.empty(chunks.shape[0], dtype=np.int64)
+    s = 0
+    for c in range(chunks.shape[0]):
+        while s < seg_starts.shape[0] and seg_starts[s] < offsets[chunks[c]]:
+            s += 1
+        out[c] = s
+    return out
+
+
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def squeeze(data, offsets, chunks, classes, ascii_map, punct, collapse, seg_starts, seg_ends,
             pieces, piece_offsets):
     """Normalise every document; returns ``(data, offsets)`` of the result.
@@ -153,7 +166,7 @@ def squeeze(data, offsets, chunks, classes, ascii_map, punct, collapse, seg_star
             table[b] = 32 + 256
         else:
             table[b] = 32 if is_punct else m
-    seg_first = np.searchsorted(seg_starts, offsets[chunks])  # each chunk's first piece
+    seg_first = _first_pieces(seg_starts, offsets, chunks)
     tmp_start = np.zeros(n_chunks + 1, dtype=np.int64)  # room: bytes in, pieces resized
     for c in range(n_chunks):
         room = offsets[chunks[c + 1]] - offsets[chunks[c]]
@@ -192,7 +205,7 @@ def squeeze(data, offsets, chunks, classes, ascii_map, punct, collapse, seg_star
     return tmp[: new_offsets[n]], new_offsets
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def ascii_lower(data, n_chunks):
     """A lowercase copy of an all-ASCII byte buffer."""
     n = data.shape[0]

@@ -21,14 +21,25 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.core.cpu import ParallelOptions
 
 from .xxh64 import xxh64
 
 MODE_CHAR = 0
 MODE_WORD = 1
 
+# The parallel kernels' option: ``prange`` loops only. With ``parallel=True`` Numba also
+# turns array expressions and numpy calls (``np.zeros``, ``.min()``, slice copies) into
+# parallel loops, each compiled as one more gufunc: seconds on a first call, for work
+# that is small beside the ``prange`` loop. An options object, not a dict (Numba pops
+# the dict's keys when it reads it). Here because every parallel kernel imports this
+# module.
+PRANGE_ONLY = ParallelOptions({"comprehension": False, "reduction": False,
+                               "inplace_binop": False, "setitem": False, "numpy": False,
+                               "stencil": False, "fusion": False})
 
-@njit(inline="always", cache=True)
+
+@njit(cache=True, nogil=True)
 def next_cp_start(data, p, end):
     """Position of the code point after the one starting at ``p``."""
     p += 1
@@ -37,7 +48,7 @@ def next_cp_start(data, p, end):
     return p
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, nogil=True)
 def decode_cp(data, p):
     """Code point starting at ``p`` (input is valid UTF-8)."""
     b0 = np.int64(data[p])
@@ -67,13 +78,10 @@ def char_hashes(data, start, end, n, seed, out):
     while p < end:
         p = next_cp_start(data, p, end)
         units += 1
-        if units >= n:
-            out[c] = xxh64(data, head, p, seed)
+        if units >= n or p >= end:  # an n-gram, or all of a text shorter than n
+            out[c] = xxh64(data, head, p, seed)  # one call site: xxh64 is inlined
             c += 1
             head = next_cp_start(data, head, end)
-    if 0 < units < n:
-        out[0] = xxh64(data, start, end, seed)
-        c = 1
     return c
 
 
@@ -111,7 +119,7 @@ def word_bounds(data, start, end, classes, wstart, wend):
     return nw
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, nogil=True)
 def _spaced(data, wstart, wend, first, last):
     """True if words ``first..last-1`` stand in the text with one space between each."""
     w = first

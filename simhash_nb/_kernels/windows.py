@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from .bitsums import max_doc_len
-from .shingles import next_cp_start, word_bounds
+from .shingles import PRANGE_ONLY, next_cp_start, word_bounds
 
 
 @njit(cache=True, nogil=True)
@@ -34,7 +34,7 @@ def unit_bounds(data, start, end, classes, ustart, uend):
     return c
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def unit_counts(data, offsets, chunks, classes):
     """Number of tokens of each document."""
     ndocs = offsets.shape[0] - 1
@@ -50,7 +50,7 @@ def unit_counts(data, offsets, chunks, classes):
     return out
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def window_spans(data, offsets, chunks, classes, window, stride, win_indptr):
     """Byte span and first token of every window; windows of doc ``i`` are
     ``win_indptr[i]:win_indptr[i + 1]``. Returns ``(lo, hi, first_token)``."""
@@ -78,7 +78,7 @@ def window_spans(data, offsets, chunks, classes, window, stride, win_indptr):
     return lo_out, hi_out, tok_out
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def gather_spans(data, lo, hi):
     """Copy the byte spans ``data[lo[k]:hi[k]]`` back to back; returns ``(bytes, offsets)``."""
     n = lo.shape[0]

@@ -64,36 +64,45 @@ def _merge(acc, val):
     return acc * _P1 + _P4
 
 
+@njit(cache=True, nogil=True)
+def _stripes(buf, start, end, seed):
+    """The 32-byte stripes of ``buf[start:end]`` (``end - start >= 32``): ``(h, next p)``."""
+    p = start
+    v1 = seed + _P1 + _P2
+    v2 = seed + _P2
+    v3 = seed
+    v4 = seed - _P1
+    limit = end - 32
+    while p <= limit:
+        v1 = _round(v1, _read64(buf, p))
+        v2 = _round(v2, _read64(buf, p + 8))
+        v3 = _round(v3, _read64(buf, p + 16))
+        v4 = _round(v4, _read64(buf, p + 24))
+        p += 32
+    h = (_rotl(v1, np.uint64(1)) + _rotl(v2, np.uint64(7))
+         + _rotl(v3, np.uint64(12)) + _rotl(v4, np.uint64(18)))
+    h = _merge(h, v1)
+    h = _merge(h, v2)
+    h = _merge(h, v3)
+    h = _merge(h, v4)
+    return h, p
+
+
 @njit(inline="always", cache=True, nogil=True)
 def xxh64(buf, start, end, seed):
     """xxh64 of ``buf[start:end]`` (uint8) with a uint64 ``seed``.
 
     Inlined where it is called (Numba IR): a call per feature of a compiled function
-    costs as much again as the hash of a short feature.
+    costs as much again as the hash of a short feature. The 32-byte stripes of long
+    features are a call (:func:`_stripes`): less IR to inline, so a faster compile.
     """
     seed = np.uint64(seed)
-    p = start
     length = end - start
     if length >= 32:
-        v1 = seed + _P1 + _P2
-        v2 = seed + _P2
-        v3 = seed
-        v4 = seed - _P1
-        limit = end - 32
-        while p <= limit:
-            v1 = _round(v1, _read64(buf, p))
-            v2 = _round(v2, _read64(buf, p + 8))
-            v3 = _round(v3, _read64(buf, p + 16))
-            v4 = _round(v4, _read64(buf, p + 24))
-            p += 32
-        h = (_rotl(v1, np.uint64(1)) + _rotl(v2, np.uint64(7))
-             + _rotl(v3, np.uint64(12)) + _rotl(v4, np.uint64(18)))
-        h = _merge(h, v1)
-        h = _merge(h, v2)
-        h = _merge(h, v3)
-        h = _merge(h, v4)
+        h, p = _stripes(buf, start, end, seed)
     else:
         h = seed + _P5
+        p = start
     h = h + np.uint64(length)
     while p + 8 <= end:
         h = h ^ _round(np.uint64(0), _read64(buf, p))
@@ -125,7 +134,7 @@ def xxh64_many(buf, offsets, seed):
     return out
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, nogil=True)
 def splitmix64(x):
     """The splitmix64 finaliser (Steele, Lea, Flood 2014): a fixed 64-bit bijection."""
     z = x + np.uint64(0x9E3779B97F4A7C15)
