@@ -141,6 +141,6 @@ def test_popcount_compiles_to_the_hardware_instruction():
 
     fresh = njit(parallel=True, cache=False)(hk.pairs_within.py_func)
     a = np.zeros(4, dtype=np.uint64)
-    fresh(a, a, 1, True, 1, 4)
+    fresh(a, a, 0, 4, 1, True, 1, 4)
     asm = "\n".join(fresh.inspect_asm().values())
     assert "popcnt" in asm  # popcntq, or vpopcntq where the loop vectorises

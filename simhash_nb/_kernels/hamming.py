@@ -49,13 +49,13 @@ def hamming_matrix(a, b, out):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def pairs_within(a, b, k, self_join, n_tasks, cap):
-    """Every (i, j) with distance <= k, brute force, in parallel.
+def pairs_within(a, b, lo, hi, k, self_join, n_tasks, cap):
+    """Every (i, j) with distance <= k and ``lo <= i < hi``, brute force, in parallel.
 
-    Task ``t`` handles rows ``t, t + n_tasks, ...`` (balanced for the self-join
-    triangle) and writes at most ``cap`` pairs into its own slice of the output; it
-    keeps counting past ``cap`` so the caller can retry with the exact size. For a
-    self-join only ``i < j`` is visited.
+    Task ``t`` handles rows ``lo + t, lo + t + n_tasks, ...`` (balanced for the
+    self-join triangle) and writes at most ``cap`` pairs into its own slice of the
+    output; it keeps counting past ``cap`` so the caller can retry with the exact
+    size. For a self-join only ``i < j`` is visited.
 
     Returns ``(left, right, dist, counts)``; task t's pairs are
     ``[t * cap, t * cap + min(counts[t], cap))``.
@@ -64,13 +64,12 @@ def pairs_within(a, b, k, self_join, n_tasks, cap):
     right = np.empty(n_tasks * cap, dtype=np.int64)
     dist = np.empty(n_tasks * cap, dtype=np.uint8)
     counts = np.zeros(n_tasks, dtype=np.int64)
-    n = a.shape[0]
     m = b.shape[0]
     kk = np.uint64(k)
     for t in prange(n_tasks):
         base = t * cap
         c = 0
-        for i in range(t, n, n_tasks):
+        for i in range(lo + t, hi, n_tasks):
             start = i + 1 if self_join else 0
             for j in range(start, m):
                 d = row_distance(a, i, b, j)

@@ -10,8 +10,21 @@ from .radix import sort_table_serial
 from .table_keys import ONE, is_owner
 
 
-# Long by its algorithm (run detection, the extra-bit filter, the ownership test, pair
-# output with overflow to big runs): one loop nest, kept in one piece for the compiler.
+@njit(inline="always", cache=True)
+def _differs_in_each(fps, rx, ry, must_differ):
+    """Whether rows ``rx`` and ``ry`` differ somewhere in each ``must_differ`` mask."""
+    for r in range(must_differ.shape[0]):
+        same = True
+        for w in range(fps.shape[1]):
+            if ((fps[rx, w] ^ fps[ry, w]) & must_differ[r, w]) != 0:
+                same = False
+        if same:
+            return False
+    return True
+
+
+# One loop nest (run detection, the extra-bit filter, the ownership test, pair output
+# with overflow to big runs), kept in one piece for the compiler.
 @njit(cache=True, nogil=True)
 def scan_range(
     sorted_, lo, hi, extra_bits, row_bits, fps, k, n_left, sel, block_masks, must_differ,
@@ -26,13 +39,11 @@ def scan_range(
     differs somewhere in each of the ``must_differ`` masks (the condition that an outer
     table owns it, when this search refines one of that table's runs).
 
-    A run with more than ``big_pairs`` candidate pairs is not scanned but recorded as
-    ``(start, end)`` in ``big[big_base + r]`` (at most ``big_cap``; further ones are
-    scanned), for the caller to refine.
+    A run with over ``big_pairs`` candidate pairs is recorded as ``(start, end)`` in
+    ``big[big_base + r]`` for the caller to refine (at most ``big_cap``; others scanned).
 
-    Counting goes on past ``cap`` so the caller can retry at the exact size. Returns
-    ``(count, weighted, n_big)``, ``weighted`` summing ``wa[i] * wb[j]`` (group sizes
-    when identical fingerprints were merged; an empty weight array counts 1 per row).
+    Counts go on past ``cap`` (the caller retries at the exact size). Returns ``(count,
+    weighted, n_big)``, ``weighted`` summing ``wa[i] * wb[j]`` (1 per empty ``wa``/``wb``).
     """
     n = sorted_.shape[0]
     words = fps.shape[1]
@@ -84,16 +95,7 @@ def scan_range(
                         d += popcount64(fps[rx, w] ^ fps[ry, w])
                     if d > kk or not is_owner(fps, rx, fps, ry, sel, block_masks):
                         continue
-                    outer = True
-                    for r in range(must_differ.shape[0]):
-                        same = True
-                        for w in range(words):
-                            if ((fps[rx, w] ^ fps[ry, w]) & must_differ[r, w]) != 0:
-                                same = False
-                        if same:
-                            outer = False
-                            break
-                    if not outer:
+                    if not _differs_in_each(fps, rx, ry, must_differ):
                         continue
                     jy = ry if n_left < 0 else ry - n_left
                     if c < cap:
@@ -106,30 +108,33 @@ def scan_range(
     return c, wsum, n_big
 
 
+@njit(inline="always", cache=True)
+def _outputs(n_tasks, cap, big_cap):
+    """Output slices of ``n_tasks`` tasks: ``cap`` pairs and ``big_cap`` big runs each."""
+    return (np.empty(n_tasks * cap, dtype=np.int64), np.empty(n_tasks * cap, dtype=np.int64),
+            np.empty(n_tasks * cap, dtype=np.uint8), np.zeros(n_tasks, dtype=np.int64),
+            np.zeros(n_tasks, dtype=np.int64), np.empty((n_tasks * big_cap, 2), dtype=np.int64),
+            np.zeros(n_tasks, dtype=np.int64))
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def scan_runs(
-    sorted_, extra_bits, row_bits, fps, k, n_left, sel, block_masks, must_differ, wa, wb,
-    n_tasks, cap, big_pairs, big_cap,
+    sorted_, lo, hi, extra_bits, row_bits, fps, k, n_left, sel, block_masks, must_differ, wa,
+    wb, n_tasks, cap, big_pairs, big_cap,
 ):
-    """:func:`scan_range` over one sorted table in ``n_tasks`` parallel tasks, task ``t``
-    writing into its own output slices (pairs from ``t * cap``, big runs from
-    ``t * big_cap``).
+    """:func:`scan_range` over the runs that start in ``[lo, hi)`` of one sorted table,
+    in ``n_tasks`` parallel tasks, task ``t`` writing into its own output slices (pairs
+    from ``t * cap``, big runs from ``t * big_cap``).
 
     Returns ``(left, right, dist, counts, weighted, big, n_big)``.
     """
-    n = sorted_.shape[0]
-    left = np.empty(n_tasks * cap, dtype=np.int64)
-    right = np.empty(n_tasks * cap, dtype=np.int64)
-    dist = np.empty(n_tasks * cap, dtype=np.uint8)
-    counts = np.zeros(n_tasks, dtype=np.int64)
-    weighted = np.zeros(n_tasks, dtype=np.int64)
-    big = np.empty((n_tasks * big_cap, 2), dtype=np.int64)
-    n_big = np.zeros(n_tasks, dtype=np.int64)
+    left, right, dist, counts, weighted, big, n_big = _outputs(n_tasks, cap, big_cap)
+    span = hi - lo
     for t in prange(n_tasks):
         c, w, nb = scan_range(
-            sorted_, t * n // n_tasks, (t + 1) * n // n_tasks, extra_bits, row_bits, fps, k,
-            n_left, sel, block_masks, must_differ, wa, wb, left, right, dist, t * cap, cap,
-            big_pairs, big, t * big_cap, big_cap,
+            sorted_, lo + t * span // n_tasks, lo + (t + 1) * span // n_tasks, extra_bits,
+            row_bits, fps, k, n_left, sel, block_masks, must_differ, wa, wb, left, right, dist,
+            t * cap, cap, big_pairs, big, t * big_cap, big_cap,
         )
         counts[t] = c
         weighted[t] = w
@@ -138,37 +143,37 @@ def scan_runs(
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def search_tables(
-    fps, n_left, tables, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits,
-    top_bits, local_bits, sels, block_masks, must_differ, k, wa, wb, bufs, tmps, cap,
-    big_pairs, big_cap,
-):
-    """Sort and scan several tables at once, one table per parallel task (one parallel
-    region however many tables: cheap to start, and robust on busy machines).
-
-    Task ``w`` handles table ``tables[w]`` with the work arrays ``bufs[w]`` (which holds
-    the sorted table afterwards) and ``tmps[w]``, and writes its pairs from ``w * cap``
-    and its big runs (see :func:`scan_range`) from ``w * big_cap``.
-
-    Returns ``(left, right, dist, counts, weighted, big, n_big)``, one count per task.
-    """
-    n = fps.shape[0]
-    n_w = tables.shape[0]
-    left = np.empty(n_w * cap, dtype=np.int64)
-    right = np.empty(n_w * cap, dtype=np.int64)
-    dist = np.empty(n_w * cap, dtype=np.uint8)
-    counts = np.zeros(n_w, dtype=np.int64)
-    weighted = np.zeros(n_w, dtype=np.int64)
-    big = np.empty((n_w * big_cap, 2), dtype=np.int64)
-    n_big = np.zeros(n_w, dtype=np.int64)
-    for w in prange(n_w):
+def sort_tables(fps, tables, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits,
+                top_bits, local_bits, bufs, tmps):
+    """Sort several tables at once, one a parallel task: table ``tables[w]`` into
+    ``bufs[w]`` (``tmps[w]``: scratch); :func:`scan_tables` then scans them a slice of
+    rows at a time (Ctrl-C is answered between slices)."""
+    for w in prange(tables.shape[0]):
         t = tables[w]
-        sorted_ = sort_table_serial(
+        sort_table_serial(
             fps, key_pieces[t], extra_pieces[t], hashed[t], key_bits[t], extra_bits[t],
             row_bits, top_bits, local_bits, bufs[w], tmps[w],
         )
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def scan_tables(
+    bufs, lo, hi, tables, extra_bits, row_bits, fps, k, n_left, sels, block_masks,
+    must_differ, wa, wb, cap, big_pairs, big_cap,
+):
+    """:func:`scan_range` of the runs that start in ``[lo, hi)`` of several sorted tables
+    (``bufs[w]`` holds table ``tables[w]``, see :func:`sort_tables`), one a parallel
+    task, task ``w`` writing its pairs from ``w * cap`` and its big runs from
+    ``w * big_cap``.
+
+    Returns ``(left, right, dist, counts, weighted, big, n_big)``, one count per task.
+    """
+    n_w = tables.shape[0]
+    left, right, dist, counts, weighted, big, n_big = _outputs(n_w, cap, big_cap)
+    for w in prange(n_w):
+        t = tables[w]
         c, s, nb = scan_range(
-            sorted_, 0, n, extra_bits[t], row_bits, fps, k, n_left, sels[t], block_masks,
+            bufs[w], lo, hi, extra_bits[t], row_bits, fps, k, n_left, sels[t], block_masks,
             must_differ, wa, wb, left, right, dist, w * cap, cap, big_pairs, big,
             w * big_cap, big_cap,
         )
@@ -176,3 +181,20 @@ def search_tables(
         weighted[w] = s
         n_big[w] = nb
     return left, right, dist, counts, weighted, big, n_big
+
+
+@njit(cache=True, nogil=True)
+def search_tables(
+    fps, n_left, tables, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits,
+    top_bits, local_bits, sels, block_masks, must_differ, k, wa, wb, bufs, tmps, cap,
+    big_pairs, big_cap,
+):
+    """:func:`sort_tables`, then :func:`scan_tables` of all rows, in one call. The
+    search itself calls the two apart, to answer Ctrl-C between slices of the scan.
+
+    Returns ``(left, right, dist, counts, weighted, big, n_big)``, one count per table.
+    """
+    sort_tables(fps, tables, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits,
+                top_bits, local_bits, bufs, tmps)
+    return scan_tables(bufs, 0, fps.shape[0], tables, extra_bits, row_bits, fps, k, n_left,
+                       sels, block_masks, must_differ, wa, wb, cap, big_pairs, big_cap)

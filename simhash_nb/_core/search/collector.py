@@ -41,6 +41,12 @@ class Collector:
             s = slice(t * cap, t * cap + int(min(counts[t], cap)))
             self.parts.append((left[s], right[s], dist[s]))
 
+    def add_task(self, count: int, pairs: tuple) -> None:
+        """:meth:`add` of one task's ``count`` pairs, ``pairs`` those it kept."""
+        self.total += count
+        if not self.over and count:
+            self.parts.append(pairs)
+
     def result(self):
         if not self.parts:
             return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)

@@ -8,11 +8,11 @@ import dataclasses
 import numba
 import numpy as np
 
-from ..._kernels import hamming as _hk
-from ..._kernels import tables as _tk
+from ..._kernels import table_scan as _ts
 from ...config import config
+from ..hamming import brute_pairs
 from ..pairs import Pairs
-from ..parallel import deferred_interrupt
+from ..parallel import deferred_interrupt, timed_slices
 from .collector import Collector
 from .dense import dense_search
 from .design import TableDesign, best_tables, check_count
@@ -67,62 +67,103 @@ def table_search(
     if layout.n_tables >= n_threads:
         width = min(n_threads, max(1, config["search_memory_bytes"] // (16 * max(n, 1))))
         return table_waves(ctx, limit, work, width, big_pairs)
-    n_tasks = task_count(n)
     cap = config["pairs_initial_capacity"]
     got = Collector(limit)
     for t in range(layout.n_tables):
-        sorted_ = sort_table(fps, layout, t, plan, work.buf[:n], work.tmp[:n])
-        args = (
-            sorted_, int(plan.extra_bits[t]), plan.row_bits, fps, k, n_left, layout.sels[t],
-            layout.block_masks, must_differ, wa, wb, n_tasks,
-        )
+        with deferred_interrupt():  # see parallel.deferred_interrupt: boxing must finish
+            sorted_ = sort_table(fps, layout, t, plan, work.buf[:n], work.tmp[:n])
+        args = (int(plan.extra_bits[t]), plan.row_bits, fps, k, n_left, layout.sels[t],
+                layout.block_masks, must_differ, wa, wb)
+
+        def scan(lo, hi, room, sorted_=sorted_, args=args):
+            with deferred_interrupt():  # Ctrl-C between slices of the table
+                return _ts.scan_runs(sorted_, lo, hi, *args, task_count(hi - lo), room,
+                                     big_pairs, BIG_CAP)
+
         use = 0 if got.over else cap
-        out = _tk.scan_runs(*args, use, big_pairs, BIG_CAP)
-        got.weighted += int(out[4].sum())
-        if not got.over and out[3].max() > use:
-            use = int(out[3].max())
-            out = _tk.scan_runs(*args, use, big_pairs, BIG_CAP)
-        got.add(*out[:4], use)
-        ctx.refine_all(sorted_, t, out[5], out[6], got)
+        slices = scanned(scan, n, use)
+        got.weighted += sum(o.weighted for _, _, outs in slices for o in outs)
+        most = max((o.count for _, _, outs in slices for o in outs), default=0)
+        if not got.over and most > use:  # the table again, with room for every task's pairs
+            use = most
+            slices = [(lo, hi, task_outputs(scan(lo, hi, use), use)) for lo, hi, _ in slices]
+        for _, _, outs in slices:
+            for o in outs:
+                got.add_task(o.count, o.pairs)
+        for _, _, outs in slices:
+            for o in outs:
+                ctx.refine_all(sorted_, t, o.big, o.n_big, got)
     return got
+
+
+@dataclasses.dataclass
+class TaskOutput:
+    """What one task of a scan kernel found: its pair count (past its room), the weight
+    of its pairs, the pairs it kept (copies), its big runs and how many."""
+
+    count: int
+    weighted: int
+    pairs: tuple
+    big: np.ndarray
+    n_big: np.ndarray
+
+
+def task_outputs(out, cap: int) -> list[TaskOutput]:
+    """The per-task outputs ``(left, right, dist, counts, weighted, big, n_big)`` of a
+    scan kernel, task ``t`` at ``[t * cap, ...)``, copied out of its buffers."""
+    left, right, dist, counts, weighted, big, n_big = out
+    outs = []
+    for t in range(counts.shape[0]):
+        s = slice(t * cap, t * cap + min(int(counts[t]), cap))
+        outs.append(TaskOutput(int(counts[t]), int(weighted[t]),
+                               (left[s].copy(), right[s].copy(), dist[s].copy()),
+                               big[t * BIG_CAP:(t + 1) * BIG_CAP].copy(), n_big[t:t + 1].copy()))
+    return outs
+
+
+def scanned(scan, n: int, cap: int) -> list:
+    """``scan(lo, hi, cap)`` over timed slices of the ``n`` rows of sorted tables:
+    ``(lo, hi, task outputs)`` per slice."""
+    return [(lo, hi, task_outputs(scan(lo, hi, cap), cap)) for lo, hi in timed_slices(n)]
 
 
 BIG_CAP = 16  # big runs recorded per task (more are scanned pair by pair)
 
 
 def table_waves(ctx: Refinement, limit: int, work, width: int, big_pairs: int):
+    """:func:`table_search` by waves of ``width`` tables sorted side by side, then scanned
+    together a timed slice of rows at a time."""
     fps, layout, plan = ctx.fps, ctx.layout, ctx.plan
     n = fps.shape[0]
     bufs, tmps = work.rows(n, width)
     got = Collector(limit)
     cap = config["pairs_initial_capacity"] * 4
-    args = (
-        layout.key_pieces, plan.extra_pieces, plan.hashed, plan.key_bits, plan.extra_bits,
-        plan.row_bits, top_bits(n), config["radix_local_bits"], layout.sels,
-        layout.block_masks, ctx.must_differ, ctx.k, ctx.wa, ctx.wb,
-    )
+    sort_args = (layout.key_pieces, plan.extra_pieces, plan.hashed, plan.key_bits,
+                 plan.extra_bits, plan.row_bits, top_bits(n), config["radix_local_bits"])
+    scan_args = (plan.extra_bits, plan.row_bits, fps, ctx.k, ctx.n_left, layout.sels,
+                 layout.block_masks, ctx.must_differ, ctx.wa, ctx.wb)
     for start in range(0, layout.n_tables, width):
         tables = np.arange(start, min(start + width, layout.n_tables), dtype=np.int64)
         m = tables.shape[0]
+        with deferred_interrupt():  # see parallel.deferred_interrupt
+            _ts.sort_tables(fps, tables, *sort_args, bufs[:m], tmps[:m])
+
+        def scan(lo, hi, room, w=slice(0, m), tables=tables):
+            with deferred_interrupt():  # Ctrl-C between slices of the wave
+                return _ts.scan_tables(bufs[w], lo, hi, tables[w], *scan_args, room,
+                                       big_pairs, BIG_CAP)
+
         use = 0 if got.over else cap
-        out = _tk.search_tables(
-            fps, ctx.n_left, tables, *args, bufs[:m], tmps[:m], use, big_pairs, BIG_CAP
-        )
-        got.weighted += int(out[4].sum())
+        slices = scanned(scan, n, use)
+        got.weighted += sum(o.weighted for _, _, outs in slices for o in outs)
         for w in range(m):
-            counts, big = out[3][w : w + 1], out[5][w * BIG_CAP : (w + 1) * BIG_CAP]
-            sorted_ = bufs[w]
-            if not got.over and counts[0] > use:  # this table again, at the exact size
-                redo = _tk.search_tables(
-                    fps, ctx.n_left, tables[w : w + 1], *args, bufs[:1], tmps[:1],
-                    int(counts[0]), big_pairs, BIG_CAP,
-                )
-                got.add(*redo[:4], int(counts[0]))
-                sorted_, big = bufs[0], redo[5]
-            else:
-                s = slice(w * use, (w + 1) * use)
-                got.add(out[0][s], out[1][s], out[2][s], counts, use)
-            ctx.refine_all(sorted_, int(tables[w]), big, out[6][w : w + 1], got)
+            for lo, hi, outs in slices:
+                if not got.over and outs[w].count > use:  # this table's slice, exact size
+                    room = outs[w].count
+                    outs[w] = task_outputs(scan(lo, hi, room, slice(w, w + 1)), room)[0]
+                got.add_task(outs[w].count, outs[w].pairs)
+            for _, _, outs in slices:
+                ctx.refine_all(bufs[w], int(tables[w]), outs[w].big, outs[w].n_big, got)
     return got
 
 
@@ -222,29 +263,23 @@ def brute_search(a, b, k: int, wa, wb, limit: int, must_differ=None):
     self_join = b is None
     b = a if self_join else b
     got = Collector(limit)
-    n_tasks = max(1, min(a.shape[0], numba.get_num_threads() * 8))
-    cap = config["pairs_initial_capacity"]
     if a.shape[0] == 0 or b.shape[0] == 0:
         return got
-    left, right, dist, counts = _hk.pairs_within(a, b, k, self_join, n_tasks, cap)
-    got.total = int(counts.sum())
-    if got.total > limit and must_differ is None:  # weighted >= plain count
+    # weighted >= plain count: past the limit in pairs, past it in weight
+    i, j, d, got.total = brute_pairs(a, b, k, self_join, limit if must_differ is None else 2**62)
+    if got.total > limit and must_differ is None:
         got.weighted = got.total
         return got
-    if counts.max() > cap:
-        cap = int(counts.max())
-        left, right, dist, counts = _hk.pairs_within(a, b, k, self_join, n_tasks, cap)
-    got.add(left, right, dist, counts, cap)
-    i, j, d = got.result()
     if must_differ is not None and must_differ.shape[0] and len(i):
         keep = np.all(np.any((a[i][:, None, :] ^ b[j][:, None, :]) & must_differ, axis=2), axis=1)
         i, j, d = i[keep], j[keep], d[keep]
-        got.parts = [(i, j, d)]
         got.total = int(i.shape[0])
+    got.parts = [(i, j, d)] if len(i) else []
     got.weighted = int(weigh(i, wa).dot(weigh(j, wb))) if len(i) else 0
     if got.over:
         got.parts = []
     return got
+
 
 def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=None, *,
                     random_state: int | None = 0, progress=None, keep=None):
@@ -258,8 +293,7 @@ def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=
     if design.method == "exact":
         return Collector(limit)
     if design.method == "brute":
-        with deferred_interrupt():  # see parallel.deferred_interrupt: Ctrl-C after the join
-            return brute_search(a, b, k, wa, wb, limit)
+        return brute_search(a, b, k, wa, wb, limit)
     if b is None:
         fps, n_left = a, -1
     else:
@@ -270,8 +304,7 @@ def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=
                             progress, keep=keep)
     layout = Layout.make(design.bits, k, design.blocks)
     work = (work or Work(fps.shape[0])).fit(fps.shape[0])
-    with deferred_interrupt():
-        return table_search(fps, n_left, layout, k, wa, wb, limit, work)
+    return table_search(fps, n_left, layout, k, wa, wb, limit, work)
 
 
 def design_family(design: TableDesign, k: int, random_state: int | None):

@@ -1,0 +1,121 @@
+"""Ctrl-C answers within a second during every long operation (issue 23, point 3).
+
+A child process grows each operation's input until one call takes a few seconds,
+then runs it in a loop; the parent sends SIGINT at a random moment and the child
+reports when ``KeyboardInterrupt`` reached its ``except`` clause. The latency is that
+time minus the parent's send time (one machine, one clock).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+_CHILD = r"""
+import json, sys, time
+import numpy as np
+import simhash_nb as sh
+
+sh.config.update(jaccard_max_all_pairs=10**12, evaluate_max_brute_pairs=10**12)
+op, target = sys.argv[1], float(sys.argv[2])
+rng = np.random.default_rng(0)
+CAP = 1 << 22
+fps = rng.integers(0, 2**64, CAP, dtype=np.uint64)
+words = np.array([f"w{i}" for i in range(3000)])
+
+
+def texts(n):
+    lengths = rng.integers(5, 40, n)
+    return [" ".join(words[rng.integers(0, 3000, m)]) for m in lengths]
+
+
+def make(n):
+    if op == "near_duplicates":
+        return lambda: sh.near_duplicates(fps[:n], k=4)
+    if op == "near_duplicates_dense":
+        return lambda: sh.near_duplicates(fps[:n], k=14)
+    if op == "near_duplicates_recall":
+        return lambda: sh.near_duplicates(fps[:n], k=12, recall=0.9)
+    if op == "near_duplicates_brute":
+        return lambda: sh.near_duplicates(fps[:n], k=12, method="brute")
+    if op == "pairs_within":
+        return lambda: sh.pairs_within(fps[:n], 12)
+    if op == "index_query":
+        index = sh.SimhashIndex(k=4)
+        index.add(fps[:n])
+        return lambda: index.query(fps[n:2 * n])
+    if op == "clusters":
+        return lambda: sh.clusters(fps[:n], 4)
+    if op.startswith("jaccard_pairs"):
+        batch = sh.features(texts(n), tokenizer="word", ngram=1)
+        how = op.rsplit("_", 1)[1]
+        return lambda: sh.jaccard_pairs(batch, 0.5, candidates=how, max_pairs=10**12)
+    if op == "threshold_table":
+        labels = np.arange(n) // 3
+        return lambda: sh.threshold_table(fps[:n], labels)
+    raise ValueError(op)
+
+
+n = 1000
+while True:  # grow the input until one call takes `target` seconds (or the cap)
+    work = make(n)
+    t0 = time.perf_counter()
+    work()
+    took = time.perf_counter() - t0
+    if took >= target or 4 * n > CAP:
+        break
+    n *= 2 if took > target / 8 else 4
+print(json.dumps({"n": n, "seconds": took}), flush=True)
+try:
+    while True:
+        work()
+except KeyboardInterrupt:
+    print(json.dumps({"caught": time.time()}), flush=True)
+"""
+
+OPERATIONS = [
+    "near_duplicates", "near_duplicates_dense", "near_duplicates_recall",
+    "near_duplicates_brute", "pairs_within", "index_query", "clusters",
+    "jaccard_pairs_all", "jaccard_pairs_minhash", "threshold_table",
+]
+
+
+def interrupt_latency(op: str, target: float, rng: random.Random) -> tuple[float, dict]:
+    """Seconds from SIGINT to the child's ``except KeyboardInterrupt``, and its input size."""
+    p = subprocess.Popen([sys.executable, "-c", _CHILD, op, str(target)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+    try:
+        line = p.stdout.readline()
+        if not line:
+            pytest.fail(f"{op}: child failed: {p.communicate(timeout=60)[1][-2000:]}")
+        sized = json.loads(line)
+        time.sleep(rng.uniform(0.2, max(0.3, sized["seconds"])))
+        sent = time.time()
+        p.send_signal(signal.SIGINT)
+        line = p.stdout.readline()
+        if not line:
+            p.wait(timeout=60)
+            pytest.fail(f"{op}: rc {p.returncode}: {p.stderr.read()[-2000:]}")
+        caught = json.loads(line)["caught"]
+        p.communicate(timeout=60)
+    finally:
+        p.kill()
+    return caught - sent, sized
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
+@pytest.mark.parametrize("op", OPERATIONS)
+def test_ctrl_c_answers_within_a_second(op):
+    target = float(os.environ.get("SIMHASH_NB_INTERRUPT_SECONDS", "3"))
+    latency, sized = interrupt_latency(op, target, random.Random(op))
+    assert latency < 1.0, f"{op} on n={sized['n']} ({sized['seconds']:.1f} s a call): " \
+                          f"KeyboardInterrupt after {latency:.2f} s"
