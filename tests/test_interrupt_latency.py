@@ -26,7 +26,7 @@ import simhash_nb as sh
 sh.config.update(jaccard_max_all_pairs=10**12, evaluate_max_brute_pairs=10**12)
 op, target = sys.argv[1], float(sys.argv[2])
 rng = np.random.default_rng(0)
-CAP = 1 << 22
+CAP = 1 << 21
 fps = rng.integers(0, 2**64, CAP, dtype=np.uint64)
 words = np.array([f"w{i}" for i in range(3000)])
 

@@ -8,7 +8,7 @@ import numpy as np
 from .._kernels import hamming as _hk
 from ..config import config
 from .pairs import Pairs
-from .parallel import deferred_interrupt, timed_slices
+from .parallel import sliced_pairs
 from .validation import (
     as_fingerprints,
     as_uint64,
@@ -204,35 +204,13 @@ def pairs_within(a, k: int, b=None) -> Pairs:
 
 def brute_pairs(a, b, k: int, self_join: bool, limit: int = 2**62):
     """Every pair ``(i, j, d)`` of rows of ``a`` and ``b`` (kernel views; ``i < j`` in a
-    self-join) within ``k``, and their count, by the brute-force kernel, a timed slice
-    of ``a``'s rows a call (Ctrl-C is answered between slices). Past ``limit`` pairs
-    none are kept: empty arrays, with the count."""
+    self-join) within ``k``, and their count, by the brute-force kernel a timed slice of
+    ``a``'s rows a call (:func:`~._core.parallel.sliced_pairs`: Ctrl-C is answered
+    between slices). Past ``limit`` pairs none are kept: empty arrays, with the count."""
     n_tasks = max(1, min(a.shape[0], numba.get_num_threads() * 8))
-    cap = int(config["pairs_initial_capacity"])
-    slices, total = [], 0
-    for lo, hi in timed_slices(a.shape[0], first=max(1, (1 << 20) // max(1, b.shape[0]))):
-        with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
-            out = _hk.pairs_within(a, b, lo, hi, k, self_join, n_tasks, cap)
-        most = int(out[3].max())
-        total += int(out[3].sum())
-        kept = task_pairs(*out, cap) if most <= cap and total <= limit else None
-        slices.append((lo, hi, most, kept))
-    parts = []
-    for lo, hi, most, part in slices if total <= limit else ():
-        if part is None:  # a task overflowed: this slice again, with room for all
-            with deferred_interrupt():
-                part = task_pairs(*_hk.pairs_within(a, b, lo, hi, k, self_join, n_tasks, most),
-                                  most)
-        parts.append(part)
-    if not parts:
-        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8), total
-    return (*(np.concatenate(x) for x in zip(*parts, strict=True)), total)
 
+    def run(lo, hi, cap):
+        return _hk.pairs_within(a, b, lo, hi, k, self_join, n_tasks, cap)
 
-def task_pairs(left, right, dist, counts, cap: int):
-    """The pairs tasks wrote (task ``t``: ``[t * cap, t * cap + min(counts[t], cap))``),
-    copied out of the kernel's output buffers."""
-    keep = np.zeros(left.shape[0], dtype=bool)
-    for t in np.flatnonzero(counts).tolist():  # a slice a task, not one per pair
-        keep[t * cap : t * cap + min(int(counts[t]), cap)] = True
-    return left[keep], right[keep], dist[keep]
+    return sliced_pairs(run, a.shape[0], int(config["pairs_initial_capacity"]),
+                        first=max(1, (1 << 20) // max(1, b.shape[0])), limit=limit)

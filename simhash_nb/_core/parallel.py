@@ -112,3 +112,41 @@ def timed_slices(n: int, first: int = 1 << 15,
         fit = (hi - lo) * seconds / max(took, 1e-6)
         size = int(max(1, min(4 * size, fit)))
         lo = hi
+
+
+def sliced_pairs(run, n: int, cap: int, first: int = 1, limit: int = 2**62):
+    """The pairs of a task kernel over ``n`` rows, run a timed slice of rows a call.
+
+    ``run(lo, hi, cap)`` returns ``(left, right, value, counts)`` for the rows in
+    ``[lo, hi)``, task ``t`` at ``[t * cap, t * cap + min(counts[t], cap))``, counting
+    past ``cap``; a slice whose tasks overflowed runs again with room for all. Each
+    call holds Ctrl-C (:func:`deferred_interrupt`) and Python answers it between calls.
+    Returns ``(left, right, value, total)``; past ``limit`` pairs none are kept (empty
+    arrays, with the total).
+    """
+    slices, total, empty = [], 0, None
+    for lo, hi in timed_slices(n, first=first):
+        with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
+            out = run(lo, hi, cap)
+        most, total = int(out[3].max(initial=0)), total + int(out[3].sum())
+        empty = tuple(x[:0] for x in out[:3])
+        kept = task_pairs(*out, cap) if most <= cap and total <= limit else None
+        slices.append((lo, hi, most, kept))
+    parts = []
+    for lo, hi, most, part in slices if total <= limit else ():
+        if part is None:  # a task overflowed: this slice again, with room for all
+            with deferred_interrupt():
+                part = task_pairs(*run(lo, hi, most), most)
+        parts.append(part)
+    if not parts:
+        return (*(empty or (np.empty(0, np.int64),) * 3), total)
+    return (*(np.concatenate(x) for x in zip(*parts, strict=True)), total)
+
+
+def task_pairs(left, right, value, counts, cap: int):
+    """The pairs tasks wrote (task ``t``: ``[t * cap, t * cap + min(counts[t], cap))``),
+    copied out of a kernel's output buffers."""
+    keep = np.zeros(left.shape[0], dtype=bool)
+    for t in np.flatnonzero(counts).tolist():  # a slice a task, not one per pair
+        keep[t * cap : t * cap + min(int(counts[t]), cap)] = True
+    return left[keep], right[keep], value[keep]

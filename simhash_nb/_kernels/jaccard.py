@@ -107,16 +107,17 @@ def jaccard_all(indptr, hashes, n_tasks, out):
 
 
 @njit(inline="always", cache=True)
-def count_at_least(hashes, a0, a1, b0, b1, need):
-    """Intersection size of two sorted runs, or -1 once it cannot reach ``need``."""
+def count_between_at_least(ha, a0, a1, hb, b0, b1, need):
+    """Intersection size of the sorted runs ``ha[a0:a1]`` and ``hb[b0:b1]``, or -1 once
+    it cannot reach ``need`` (the merge stops there)."""
     c = 0
     ia = a0
     ib = b0
     while ia < a1 and ib < b1:
         if c + min(a1 - ia, b1 - ib) < need:
             return -1
-        x = hashes[ia]
-        y = hashes[ib]
+        x = ha[ia]
+        y = hb[ib]
         c += x == y
         ia += x <= y
         ib += y <= x
@@ -124,18 +125,25 @@ def count_at_least(hashes, a0, a1, b0, b1, need):
 
 
 @njit(inline="always", cache=True)
-def jaccard_at_least(indptr, hashes, a, b, threshold):
-    """Jaccard similarity of documents ``a`` and ``b`` if it is ``>= threshold``, else -1.
+def count_at_least(hashes, a0, a1, b0, b1, need):
+    """Intersection size of two sorted runs, or -1 once it cannot reach ``need``."""
+    return count_between_at_least(hashes, a0, a1, hashes, b0, b1, need)
+
+
+@njit(inline="always", cache=True)
+def jaccard_between_at_least(indptr_a, hashes_a, a, indptr_b, hashes_b, b, threshold):
+    """Jaccard similarity of document ``a`` of one CSR and ``b`` of another (or the same)
+    if it is ``>= threshold``, else -1.
 
     The filters of :func:`pairs_above` make most pairs below the threshold cheap: the
     size filter (``J <= |A| / |B|``) and a merge that stops once the remaining
     elements cannot lift the intersection to ``t (|A| + |B|) / (1 + t)``.
     """
     slack = 1e-9
-    a0 = indptr[a]
-    a1 = indptr[a + 1]
-    b0 = indptr[b]
-    b1 = indptr[b + 1]
+    a0 = indptr_a[a]
+    a1 = indptr_a[a + 1]
+    b0 = indptr_b[b]
+    b1 = indptr_b[b + 1]
     sa = a1 - a0
     sb = b1 - b0
     total = sa + sb
@@ -144,10 +152,16 @@ def jaccard_at_least(indptr, hashes, a, b, threshold):
         sim = 1.0
     elif min(sa, sb) >= threshold * max(sa, sb) * (1.0 - slack):
         need = int(threshold * total / (1.0 + threshold) * (1.0 - slack))
-        inter = count_at_least(hashes, a0, a1, b0, b1, need)
+        inter = count_between_at_least(hashes_a, a0, a1, hashes_b, b0, b1, need)
         if inter >= 0:
             sim = inter / (total - inter)
     return sim if sim >= threshold else -1.0
+
+
+@njit(inline="always", cache=True)
+def jaccard_at_least(indptr, hashes, a, b, threshold):
+    """:func:`jaccard_between_at_least` of two documents of one CSR."""
+    return jaccard_between_at_least(indptr, hashes, a, indptr, hashes, b, threshold)
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -169,52 +183,20 @@ def pair_similarities_above(indptr, hashes, left, right, threshold, out):
     return out
 
 
-@njit(inline="always", cache=True)
-def count_between_at_least(ha, a0, a1, hb, b0, b1, need):
-    """:func:`count_at_least` of runs of two arrays: ``ha[a0:a1]`` and ``hb[b0:b1]``."""
-    c = 0
-    ia = a0
-    ib = b0
-    while ia < a1 and ib < b1:
-        if c + min(a1 - ia, b1 - ib) < need:
-            return -1
-        x = ha[ia]
-        y = hb[ib]
-        c += x == y
-        ia += x <= y
-        ib += y <= x
-    return c if c >= need else -1
-
-
 @njit(parallel=True, cache=True, nogil=True)
 def cross_similarities_above(indptr_a, hashes_a, indptr_b, hashes_b, left, right,
                              threshold, out):
     """``out[p]`` = Jaccard of document ``left[p]`` of the first CSR and ``right[p]``
-    of the second where it is ``>= threshold``, else -1: :func:`jaccard_at_least`
-    (the same filters, the same value) across two sets of documents, in parallel."""
-    slack = 1e-9
+    of the second where it is ``>= threshold``, else -1 (the filters and value of
+    :func:`jaccard_at_least`), in parallel."""
     for p in prange(left.shape[0]):
-        a0 = indptr_a[left[p]]
-        a1 = indptr_a[left[p] + 1]
-        b0 = indptr_b[right[p]]
-        b1 = indptr_b[right[p] + 1]
-        sa = a1 - a0
-        sb = b1 - b0
-        total = sa + sb
-        sim = -1.0
-        if total == 0:
-            sim = 1.0
-        elif min(sa, sb) >= threshold * max(sa, sb) * (1.0 - slack):
-            need = int(threshold * total / (1.0 + threshold) * (1.0 - slack))
-            inter = count_between_at_least(hashes_a, a0, a1, hashes_b, b0, b1, need)
-            if inter >= 0:
-                sim = inter / (total - inter)
-        out[p] = sim if sim >= threshold else -1.0
+        out[p] = jaccard_between_at_least(indptr_a, hashes_a, left[p], indptr_b, hashes_b,
+                                          right[p], threshold)
     return out
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def pairs_above(indptr, hashes, order, threshold, n_tasks, cap):
+def pairs_above(indptr, hashes, order, lo, hi, threshold, n_tasks, cap):
     """Every pair with Jaccard ``>= threshold``, pruned (the AllPairs filters).
 
     ``order`` sorts the documents by size. Size filter: ``J <= |A| / |B|`` for
@@ -223,9 +205,9 @@ def pairs_above(indptr, hashes, order, threshold, n_tasks, cap):
     ``t (|A| + |B|) / (1 + t)``. Both bounds carry a small tolerance so that rounding
     never drops a pair; the final test is the exact ``J >= t``.
 
-    Task ``t`` handles sorted rows ``t, t + n_tasks, ...`` and writes at most ``cap``
-    pairs into its slice, counting past it so the caller can retry with the exact size.
-    Returns ``(left, right, sims, counts)``.
+    Task ``t`` handles sorted rows ``lo + t, lo + t + n_tasks, ...`` below ``hi`` and
+    writes at most ``cap`` pairs into its slice, counting past it so the caller can
+    retry with the exact size. Returns ``(left, right, sims, counts)``.
     """
     n = order.shape[0]
     left = np.empty(n_tasks * cap, dtype=np.int64)
@@ -236,7 +218,7 @@ def pairs_above(indptr, hashes, order, threshold, n_tasks, cap):
     for t in prange(n_tasks):
         base = t * cap
         c = 0
-        for x in range(t, n, n_tasks):
+        for x in range(lo + t, hi, n_tasks):
             a = order[x]
             a0 = indptr[a]
             a1 = indptr[a + 1]

@@ -16,7 +16,7 @@ from ...config import config
 from ..docstrings import shared_docs
 from ..fingerprint import fingerprint_features
 from ..pairs import pandas_module
-from ..parallel import threads
+from ..parallel import deferred_interrupt, sliced_pairs, threads, timed_slices
 from ..search import near_duplicates
 from ..validation import bits_of, check_fraction
 from .inputs import document_sets, n_pairs_of, pair_positions
@@ -180,7 +180,10 @@ def _minhash_candidates(indptr, hashes, num_perm, bands, rows, random_state, max
     rng = np.random.default_rng(random_state)
     salts = rng.integers(0, 2**64, size=bands * rows, dtype=np.uint64)
     n = indptr.shape[0] - 1
-    sig = _jk.minhash(indptr, hashes, salts, np.empty((n, salts.shape[0]), np.uint64))
+    sig = np.empty((n, salts.shape[0]), np.uint64)
+    for lo, hi in timed_slices(n, first=1024):  # Ctrl-C between slices
+        with deferred_interrupt():
+            _jk.minhash(indptr[lo:hi + 1], hashes, salts, sig[lo:hi])
     keys = _jk.band_keys(sig, bands, rows, np.empty((n, bands), np.uint64))
     found = []
     total = 0
@@ -347,8 +350,9 @@ def _minhash_design_candidates(indptr, hashes, threshold, num_perm, bands, rando
 def _verified(indptr, hashes, i, j, threshold: float):
     """The candidate pairs whose exact Jaccard is ``>= threshold``, with it."""
     sims = np.empty(i.shape[0], dtype=np.float64)
-    if i.shape[0]:
-        _jk.pair_similarities(indptr, hashes, i, j, sims)
+    for lo, hi in timed_slices(i.shape[0], first=1 << 16):  # Ctrl-C between slices
+        with deferred_interrupt():
+            _jk.pair_similarities(indptr, hashes, i[lo:hi], j[lo:hi], sims[lo:hi])
     keep = sims >= threshold
     return i[keep], j[keep], sims[keep]
 
@@ -362,20 +366,19 @@ def _all_pairs_above(indptr, hashes, threshold: float, max_pairs: int):
         return e, e.copy(), np.empty(0, dtype=np.float64)
     order = np.argsort(np.diff(indptr), kind="stable").astype(np.int64)
     n_tasks = max(1, min(n, numba.get_num_threads() * 8))
-    cap = int(config["pairs_initial_capacity"])
-    left, right, sims, counts = _jk.pairs_above(indptr, hashes, order, threshold, n_tasks, cap)
-    if counts.sum() > max_pairs:
+
+    def run(lo, hi, cap):
+        return _jk.pairs_above(indptr, hashes, order, lo, hi, threshold, n_tasks, cap)
+
+    left, right, sims, total = sliced_pairs(run, n, int(config["pairs_initial_capacity"]),
+                                            first=max(1, (1 << 20) // n), limit=max_pairs)
+    if total > max_pairs:
         raise ValueError(
-            f"{int(counts.sum()):,} pairs reach Jaccard >= {threshold}, more than "
+            f"{total:,} pairs reach Jaccard >= {threshold}, more than "
             f"max_pairs={max_pairs:,} (many identical documents?); raise max_pairs or the "
             "threshold"
         )
-    if counts.max() > cap:
-        cap = int(counts.max())
-        left, right, sims, counts = _jk.pairs_above(indptr, hashes, order, threshold,
-                                                    n_tasks, cap)
-    keep = (np.arange(n_tasks * cap) % cap) < np.repeat(counts, cap)
-    return left[keep], right[keep], sims[keep]
+    return left, right, sims
 
 
 def _check_num_perm(num_perm) -> int:

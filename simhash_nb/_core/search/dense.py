@@ -4,12 +4,14 @@ sampled (recall-controlled) tables."""
 
 from __future__ import annotations
 
+import time
+
 import numba
 import numpy as np
 
 from ..._kernels import dense_tables as _dk
 from ...config import config
-from ..parallel import deferred_interrupt
+from ..parallel import SLICE_SECONDS, deferred_interrupt
 from .collector import Collector
 from .families import TableFamily
 
@@ -119,14 +121,18 @@ def _parts(fps, n_left, family: TableFamily, k: int, wa, wb, got: Collector, pro
     # a filtered search holds its candidates until they are filtered: one table a lane.
     # The first wave runs one table a lane too, to size the output of the next waves
     # from the pairs a table found (a wave whose pairs do not fit runs again).
+    # Waves also stay short (SLICE_SECONDS, from the time a table took) for Ctrl-C.
     per_lane = 1 if filtered else int(config["dense_tables_per_wave"])
-    start = 0
+    start, fit = 0, per_lane
     while start < todo.shape[0]:
-        wave = lanes * (per_lane if start else 1)
+        wave = lanes * (min(per_lane, fit) if start else 1)
         tables = todo[start:start + wave]
         start += wave
         use = 0 if got.over else cap
+        began = time.perf_counter()
         out = _run(fps, n_left, tables, family, sort_bits, k, wa, wb, lanes, use, work)
+        per_table = (time.perf_counter() - began) * lanes / tables.shape[0]
+        fit = max(1, int(SLICE_SECONDS / max(per_table, 1e-6)))
         left, right, dist, counts, weighted, where = out
         got.weighted += int(weighted.sum())
         got.total += int(counts.sum())
