@@ -17,7 +17,7 @@ from .._core.docstrings import shared_docs
 from .._core.similarity import resolve_k
 from .._core.spec import check_compatible
 from .docs import DASK_PARAMETERS
-from .input import prepare, row_base, scan_input
+from .input import prepare, row_base, scan_input, shuffle_for
 from .search import EDGE_META, search_tables
 
 _ARC_META = pd.DataFrame({"src": np.empty(0, np.int64), "dst": np.empty(0, np.int64)})
@@ -79,14 +79,15 @@ def star_rounds(edges, npartitions: int, shuffle_method, max_rounds: int):
     for _ in range(max_rounds):
         arcs = current.map_partitions(_both_ways, meta=_ARC_META)
         arcs = arcs.shuffle("src", npartitions=npartitions, ignore_index=True,
-                            shuffle_method=shuffle_method)
+                            shuffle_method=shuffle_for(shuffle_method, arcs, npartitions))
         large = arcs.map_partitions(_large_star, meta=EDGE_META)
         bad = arcs.map_partitions(_not_star, meta=pd.Series([], dtype=np.int64)).sum()
         large, bad = dask.persist(large, bad)
         if int(bad.compute()) == 0:
             return large
+        method = shuffle_for(shuffle_method, large, npartitions)
         current = (large.shuffle("v", npartitions=npartitions, ignore_index=True,
-                                 shuffle_method=shuffle_method)
+                                 shuffle_method=method)
                    .map_partitions(_small_star, meta=EDGE_META).persist())
     raise RuntimeError(
         f"connected components did not converge in {max_rounds} rounds; raise max_rounds"
@@ -104,7 +105,8 @@ def route(frame, col: str, offsets: np.ndarray, shuffle_method):
     meta = frame._meta.assign(part=np.empty(0, np.int64))
     with_part = frame.map_partitions(_with_part, col, offsets, meta=meta)
     divisions = tuple(range(p)) + (p - 1,)
-    return with_part.set_index("part", divisions=divisions, shuffle_method=shuffle_method)
+    return with_part.set_index("part", divisions=divisions,
+                               shuffle_method=shuffle_for(shuffle_method, frame, p))
 
 
 def _local(rows: np.ndarray, base: int, n: int) -> np.ndarray:
@@ -213,7 +215,8 @@ def drop_rows(stars, keep, shuffle_method):
     if keep == "first":
         return stars.map_partitions(_drops_first, meta=row_meta)
     by_centre = stars.shuffle("u", npartitions=stars.npartitions, ignore_index=True,
-                              shuffle_method=shuffle_method)
+                              shuffle_method=shuffle_for(shuffle_method, stars,
+                                                         stars.npartitions))
     return by_centre.map_partitions(_drops_last if keep == "last" else _drops_all,
                                     meta=row_meta)
 

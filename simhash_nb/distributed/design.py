@@ -25,7 +25,7 @@ from .._core.pipeline import Shingler, k_for, sampled_rows
 from .._core.search.families import TableFamily, sampled
 from .._core.verified import check_options
 from ..config import config
-from .input import check_dask, check_npartitions, check_picklable, select, task_threads
+from .input import check_dask, check_npartitions, check_picklable, select, shuffle_for, task_threads
 from .shingles import shingle
 
 __all__ = ["Plan", "PrintStats", "plan_texts"]
@@ -150,8 +150,9 @@ def _distinct(prints: dd.DataFrame, shuffle_method: str | None) -> int:
     """Distinct fingerprints among the present texts (one shuffle of 16 bytes a row)."""
     words = prints.map_partitions(_present_words, meta=_present_words(prints._meta))
     words = words.map_partitions(pd.DataFrame.drop_duplicates, meta=words._meta)
-    shuffled = words.shuffle("w0", npartitions=max(1, prints.npartitions), ignore_index=True,
-                             shuffle_method=shuffle_method)
+    q = max(1, prints.npartitions)
+    shuffled = words.shuffle("w0", npartitions=q, ignore_index=True,
+                             shuffle_method=shuffle_for(shuffle_method, words, q))
     counts = shuffled.map_partitions(_unique_count, meta=pd.Series([], dtype=np.int64))
     return int(counts.sum().compute())
 

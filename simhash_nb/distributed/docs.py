@@ -37,7 +37,8 @@ DASK_PARAMETERS = {
     partition of the search's result (default ``config["max_pairs"]``); raised as
     :class:`~simhash_nb.TooManyPairsError` when the result is computed.""",
     "shuffle_method": """shuffle_method : str, optional
-    Dask's shuffle method (default: ``"p2p"`` on a distributed cluster).""",
+    Dask's shuffle method (default: ``"tasks"`` for a shuffle of at most 32 partitions
+    in and out, else Dask's default, ``"p2p"`` on a distributed cluster).""",
     "n_jobs": """n_jobs : int, optional
     Numba threads per task (default 1; see "Threads" in the module docs of
     :mod:`simhash_nb.distributed`).""",

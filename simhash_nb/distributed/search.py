@@ -31,6 +31,7 @@ from .input import (
     prepare,
     row_base,
     scan_input,
+    shuffle_for,
     task_threads,
 )
 
@@ -314,33 +315,45 @@ def search_tables(inp: Input, scan: Scan, k: int, blocks: int | None, mode: str,
         key_masks = np.stack([np.bitwise_or.reduce(layout.block_masks[sel], axis=0)
                               for sel in layout.sels])
     label_dtype = inp.fps._meta.index.dtype if labels else None
+    records = sum(sc.n_valid for _, sc in sides) * layout.n_tables
+    limit = _NO_LIMIT if mode == "edges" else pair_limit(max_pairs)
+    return shuffled_search([(data.fps, sc.offsets) for data, sc in sides], layout, key_masks,
+                           k, mode, records, limit, task_threads(n_jobs), shuffle_method,
+                           npartitions, label_dtype)
+
+
+def shuffled_search(sides: list, layout, key_masks: np.ndarray, k: int, mode: str,
+                    records: int, limit: int, n_jobs: int | None, shuffle_method,
+                    npartitions: int | None = None, label_dtype=None):
+    """Emit the table records of each side ``(fingerprints, offsets)`` (two sides: a
+    search ``against``, records tagged with their side), shuffle them on their bucket,
+    and search each bucket with ``layout`` (lazy pairs, or star edges). ``records``:
+    how many are emitted, to size the shuffle's partitions."""
+    bits = key_masks.shape[1] * 64
+    labels = label_dtype is not None
     # each task emits as many tables as fit in about `rows` records
     rows = max(1, int(config["distributed_partition_rows"]))
     emitted = []
-    for side, (data, sc) in enumerate(sides):
-        longest = int(np.diff(sc.offsets).max()) if sc.offsets.shape[0] > 1 else 0
+    for side, (fps, offsets) in enumerate(sides):
+        longest = int(np.diff(offsets).max()) if offsets.shape[0] > 1 else 0
         per_task = max(1, rows // max(1, longest))
-        tag = side if against is not None else None
+        tag = side if len(sides) > 1 else None
         emitted += [
-            data.fps.map_partitions(
-                emit, range(t, min(t + per_task, layout.n_tables)), key_masks, sc.offsets,
+            fps.map_partitions(
+                emit, range(t, min(t + per_task, layout.n_tables)), key_masks, offsets,
                 labels, tag, meta=emit_meta(bits // 64, label_dtype, tag is not None),
                 clear_divisions=True, enforce_metadata=False,
             )
             for t in range(0, layout.n_tables, per_task)
         ]
     frame = emitted[0] if len(emitted) == 1 else dd.concat(emitted, ignore_unknown_divisions=True)
-    records = sum(sc.n_valid for _, sc in sides) * layout.n_tables
     check_npartitions(npartitions)
-    q = npartitions or max(max(d.fps.npartitions for d, _ in sides), -(-records // rows))
+    q = npartitions or max(max(fps.npartitions for fps, _ in sides), -(-records // rows))
     shuffled = frame.shuffle("bucket", npartitions=q, ignore_index=True,
-                             shuffle_method=shuffle_method)
-    limit = _NO_LIMIT if mode == "edges" else pair_limit(max_pairs)
+                             shuffle_method=shuffle_for(shuffle_method, frame, q))
     meta = EDGE_META if mode == "edges" else pairs_meta(label_dtype)
-    return shuffled.map_partitions(
-        search_part, layout, bits, k, mode, limit, task_threads(n_jobs), label_dtype, meta=meta,
-        enforce_metadata=False,
-    )
+    return shuffled.map_partitions(search_part, layout, bits, k, mode, limit, n_jobs,
+                                   label_dtype, meta=meta, enforce_metadata=False)
 
 
 def pair_limit(max_pairs) -> int:

@@ -39,12 +39,11 @@ import pandas as pd
 from .._core.clusters import check_keep
 from .._core.docstrings import shared_docs
 from .._frames import fingerprint_array
-from ..config import config
 from .components import check_out, check_rounds, keep_rows, label_rows, route, star_rounds
 from .design import Plan, plan_texts
 from .docs import DASK_PARAMETERS
 from .input import fp_meta
-from .search import EDGE_META, contract, emit, emit_meta, pair_limit, pairs_meta, search_part
+from .search import EDGE_META, contract, pair_limit, shuffled_search
 from .shingles import attach_left, carried_meta, verified_meta, verify_right
 
 __all__ = ["cluster_texts", "dedupe_texts", "near_duplicate_texts"]
@@ -68,25 +67,9 @@ def _candidates(plan: Plan, npartitions: int | None, limit: int,
     bits, family = plan.bits, plan.family
     fps = plan.prints.map_partitions(_search_fps, bits, meta=fp_meta(bits, "simhash"))
     key_masks = np.ascontiguousarray(family.masks[:, : bits // 64])
-    rows = max(1, int(config["distributed_partition_rows"]))
-    offsets = plan.stats.offsets
-    longest = int(np.diff(offsets).max()) if offsets.shape[0] > 1 else 0
-    per_task = max(1, rows // max(1, longest))
-    tables = family.n_tables
-    emitted = [
-        fps.map_partitions(emit, range(t, min(t + per_task, tables)), key_masks, offsets,
-                           False, None, meta=emit_meta(bits // 64, None),
-                           clear_divisions=True, enforce_metadata=False)
-        for t in range(0, tables, per_task)
-    ]
-    frame = emitted[0] if len(emitted) == 1 else dd.concat(emitted,
-                                                          ignore_unknown_divisions=True)
-    q = npartitions or max(fps.npartitions, -(-plan.stats.n_present * tables // rows))
-    shuffled = frame.shuffle("bucket", npartitions=q, ignore_index=True,
-                             shuffle_method=shuffle_method)
-    return shuffled.map_partitions(search_part, family, bits, plan.k, "pairs", limit,
-                                   plan.n_jobs, None, meta=pairs_meta(None),
-                                   enforce_metadata=False)
+    return shuffled_search([(fps, plan.stats.offsets)], family, key_masks, plan.k, "pairs",
+                           plan.stats.n_present * family.n_tables, limit, plan.n_jobs,
+                           shuffle_method, npartitions)
 
 
 # --- stage 4: verification --------------------------------------------------------------------
