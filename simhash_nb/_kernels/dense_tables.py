@@ -93,6 +93,9 @@ def partition_rows(fps, mask, mult, sort_bits, top_bits, rows, fp, counts, bound
     shift = np.uint64(64 - sort_bits)
     low = np.uint64(sort_bits - top_bits)
     n_top = 1 << top_bits
+    # the key's mask and multipliers in locals (registers) for the hot loops; this
+    # repeats group_pairs' lines on purpose: read through the arrays, the stores to
+    # ``counts`` could alias them and the loads would stay in the loop
     m0 = mask[0]
     m1 = mask[1]
     a0 = mult[0]

@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit, prange
 
 from .table_keys import ONE
+from .table_scan import first_run_at, run_end
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -25,17 +26,10 @@ def group_identical(sorted_, row_bits, fps, n_tasks, write, rep):
     for t in prange(n_tasks):
         lo = t * n // n_tasks
         hi = (t + 1) * n // n_tasks
-        s = lo
-        if s > 0:
-            prev = sorted_[s - 1] >> rb
-            while s < hi and (sorted_[s] >> rb) == prev:
-                s += 1
+        s = first_run_at(sorted_, lo, hi, rb)
         g = 0
         while s < hi:
-            key = sorted_[s] >> rb
-            e = s + 1
-            while e < n and (sorted_[e] >> rb) == key:
-                e += 1
+            e = run_end(sorted_, s, rb)
             r0 = np.int64(sorted_[s] & rmask)
             same = True
             for x in range(s + 1, e):

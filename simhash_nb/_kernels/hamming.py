@@ -39,6 +39,16 @@ def _row_distance_impl(a, i, b, j):
     return impl
 
 
+@njit(inline="always", cache=True)
+def emit(left, right, dist, at, room, c, i, j, d):
+    """Write pair ``(i, j, d)`` at ``at + c`` if ``c < room``; the count, one more."""
+    if c < room:
+        left[at + c] = i
+        right[at + c] = j
+        dist[at + c] = d
+    return c + 1
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def hamming_matrix(a, b, out):
     """``out[i, j] = popcount(a[i] ^ b[j])`` for all i, j."""
@@ -74,10 +84,6 @@ def pairs_within(a, b, lo, hi, k, self_join, n_tasks, cap):
             for j in range(start, m):
                 d = row_distance(a, i, b, j)
                 if d <= kk:
-                    if c < cap:
-                        left[base + c] = i
-                        right[base + c] = j
-                        dist[base + c] = d
-                    c += 1
+                    c = emit(left, right, dist, base, cap, c, i, j, d)
         counts[t] = c
     return left, right, dist, counts

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .hamming import emit
+from .jaccard import lower_bound
 from .popcount import popcount64
 from .table_keys import ONE, is_owner, row_key
 
@@ -66,11 +68,7 @@ def query_run(
                     for w in range(words):
                         d += popcount64(q[qi, w] ^ fps[slot, w])
                     if d <= kk and is_owner(q, qi, fps, slot, sels[tb], block_masks):
-                        if c < cap:
-                            out_q[base + c] = qi
-                            out_s[base + c] = slot
-                            out_d[base + c] = d
-                        c += 1
+                        c = emit(out_q, out_s, out_d, base, cap, c, qi, slot, d)
         counts[t] = c
     return out_q, out_s, out_d, counts
 
@@ -83,14 +81,7 @@ def lookup_ids(id_sorted, id_slot, alive, ids, out):
         if out[qi] >= 0:
             continue
         value = ids[qi]
-        a = 0
-        b = m
-        while a < b:
-            mid = (a + b) >> 1
-            if id_sorted[mid] < value:
-                a = mid + 1
-            else:
-                b = mid
+        a = lower_bound(id_sorted, 0, m, value)
         while a < m and id_sorted[a] == value:
             if alive[id_slot[a]]:
                 out[qi] = id_slot[a]

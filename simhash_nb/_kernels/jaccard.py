@@ -25,7 +25,7 @@ _GALLOP = 16  # search the shorter run in the longer when it is this many times 
 
 
 @njit(inline="always", cache=True)
-def _lower_bound(hashes, lo, hi, x):
+def lower_bound(hashes, lo, hi, x):
     """First position in ``hashes[lo:hi]`` (sorted) whose value is ``>= x``."""
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -51,7 +51,7 @@ def intersect_count(hashes, a0, a1, b0, b1):
         lo = b0
         for p in range(a0, a1):
             x = hashes[p]
-            lo = _lower_bound(hashes, lo, b1, x)
+            lo = lower_bound(hashes, lo, b1, x)
             if lo == b1:
                 break
             if hashes[lo] == x:
@@ -278,6 +278,15 @@ def band_keys(sig, bands, rows, out):
     return out
 
 
+@njit(inline="always", cache=True)
+def _bucket_end(keys, order, s):
+    """The end of the run of rows sharing ``keys[order[s]]`` in key order."""
+    e = s + 1
+    while e < order.shape[0] and keys[order[e]] == keys[order[s]]:
+        e += 1
+    return e
+
+
 @njit(cache=True, nogil=True)
 def bucket_pairs(keys, order, max_pairs):
     """All pairs of rows that share a key, packed ``min << 32 | max``.
@@ -290,9 +299,7 @@ def bucket_pairs(keys, order, max_pairs):
     total = 0
     s = 0
     while s < n:
-        e = s + 1
-        while e < n and keys[order[e]] == keys[order[s]]:
-            e += 1
+        e = _bucket_end(keys, order, s)
         m = e - s
         total += m * (m - 1) // 2
         s = e
@@ -302,9 +309,7 @@ def bucket_pairs(keys, order, max_pairs):
     c = 0
     s = 0
     while s < n:
-        e = s + 1
-        while e < n and keys[order[e]] == keys[order[s]]:
-            e += 1
+        e = _bucket_end(keys, order, s)
         for x in range(s, e):
             for y in range(x + 1, e):
                 a = order[x]

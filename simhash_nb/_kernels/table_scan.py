@@ -11,6 +11,28 @@ from .table_keys import ONE, is_owner
 
 
 @njit(inline="always", cache=True)
+def first_run_at(sorted_, lo, hi, shift):
+    """The first position in ``[lo, hi)`` where a run of equal ``sorted_ >> shift``
+    starts (a run begun before ``lo`` belongs to the range before), or ``hi``."""
+    s = lo
+    if s > 0:
+        prev = sorted_[s - 1] >> shift
+        while s < hi and (sorted_[s] >> shift) == prev:
+            s += 1
+    return s
+
+
+@njit(inline="always", cache=True)
+def run_end(sorted_, s, shift):
+    """The end of the run of equal ``sorted_ >> shift`` that starts at ``s``."""
+    key = sorted_[s] >> shift
+    e = s + 1
+    while e < sorted_.shape[0] and (sorted_[e] >> shift) == key:
+        e += 1
+    return e
+
+
+@njit(inline="always", cache=True)
 def _differs_in_each(fps, rx, ry, must_differ):
     """Whether rows ``rx`` and ``ry`` differ somewhere in each ``must_differ`` mask."""
     for r in range(must_differ.shape[0]):
@@ -45,7 +67,6 @@ def scan_range(
     Counts go on past ``cap`` (the caller retries at the exact size). Returns ``(count,
     weighted, n_big)``, ``weighted`` summing ``wa[i] * wb[j]`` (1 per empty ``wa``/``wb``).
     """
-    n = sorted_.shape[0]
     words = fps.shape[1]
     rb = np.uint64(row_bits)
     low = np.uint64(extra_bits + row_bits)
@@ -54,19 +75,12 @@ def scan_range(
     kk = np.uint64(k)
     weigh_a = wa.shape[0] > 0
     weigh_b = wb.shape[0] > 0
-    s = lo
-    if s > 0:  # a run begun before lo belongs to the previous range
-        prev = sorted_[s - 1] >> low
-        while s < hi and (sorted_[s] >> low) == prev:
-            s += 1
+    s = first_run_at(sorted_, lo, hi, low)
     c = 0
     wsum = 0
     n_big = 0
     while s < hi:
-        key = sorted_[s] >> low
-        e = s + 1
-        while e < n and (sorted_[e] >> low) == key:
-            e += 1
+        e = run_end(sorted_, s, low)
         if e - s > 1:
             m = s
             if n_left >= 0:

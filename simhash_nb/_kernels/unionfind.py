@@ -19,18 +19,24 @@ def _find(parent, x):
     return x
 
 
+@njit(cache=True, inline="always")
+def _union(parent, x, y):
+    """Join the sets of ``x`` and ``y``: the larger root goes under the smaller."""
+    a = _find(parent, x)
+    b = _find(parent, y)
+    if a < b:
+        parent[b] = a
+    elif b < a:
+        parent[a] = b
+
+
 @njit(cache=True, nogil=True)
 def components(n, i, j):
     """Label of each of ``n`` elements = smallest element of its connected component,
     for the edges ``(i[e], j[e])``."""
     parent = np.arange(n, dtype=np.int64)
     for e in range(i.shape[0]):
-        a = _find(parent, i[e])
-        b = _find(parent, j[e])
-        if a < b:
-            parent[b] = a
-        elif b < a:
-            parent[a] = b
+        _union(parent, i[e], j[e])
     # parents point to smaller elements, so one forward pass resolves every root
     for x in range(n):
         parent[x] = parent[parent[x]]
@@ -68,13 +74,7 @@ def join_where(parent, i, j, todo, ok):
     stays root (as in :func:`components`)."""
     for t in range(todo.shape[0]):
         if ok[t]:
-            e = todo[t]
-            a = _find(parent, i[e])
-            b = _find(parent, j[e])
-            if a < b:
-                parent[b] = a
-            elif b < a:
-                parent[a] = b
+            _union(parent, i[todo[t]], j[todo[t]])
 
 
 @njit(cache=True, nogil=True)

@@ -214,6 +214,7 @@ def jaccard_pairs(
     bands: tuple[int, int] | None = None,
     random_state: int | None = 0,
     max_pairs: int | None = None,
+    # the feature options, as jaccard's (and features'): public signatures
     tokenizer: str | None = None,
     ngram: int | None = None,
     normalize=None,
@@ -259,9 +260,8 @@ def jaccard_pairs(
     ------
     ValueError
         If ``threshold`` is not in ``(0, 1]``, ``candidates`` is unknown, there are
-        ``2**32`` documents or more, ``candidates="all"`` would compare more than
-        ``config["jaccard_max_all_pairs"]`` pairs, or there would be more than
-        ``max_pairs`` candidate (or result) pairs.
+        ``2**32`` documents or more, ``"all"`` would compare over
+        ``config["jaccard_max_all_pairs"]`` or any step give over ``max_pairs`` pairs.
 
     Examples
     --------

@@ -175,15 +175,23 @@ def dense_cost(n_rows: int, n_pairs: float, bits: int, k: int, blocks: int):
 
 def best_dense(n_rows: int, n_pairs: float, k: int, bits: int) -> TableDesign | None:
     """The cheapest dense pigeonhole design within ``config["max_tables"]``."""
+    return _cheapest_blocks("dense", dense_cost, k + 1, n_rows, n_pairs, k, bits)
+
+
+def _cheapest_blocks(method: str, cost_of, first: int, n_rows: int, n_pairs: float, k: int,
+                     bits: int) -> TableDesign | None:
+    """The pigeonhole design of ``method`` with the fewest modelled seconds
+    (``cost_of(n_rows, n_pairs, bits, k, blocks)``), from ``first`` blocks up while the
+    tables stay within ``config["max_tables"]``."""
     best = None
-    for b in range(k + 1, bits + 1):
+    for b in range(first, bits + 1):
         if table_count(b, k) > config["max_tables"]:
             break
-        cost, cand, narrow = dense_cost(n_rows, n_pairs, bits, k, b)
+        cost, cand, narrow = cost_of(n_rows, n_pairs, bits, k, b)
         if best is None or cost < best.cost:
-            best = TableDesign("dense", bits, k, b, table_count(b, k), narrow, cand, cost)
+            best = TableDesign(method, bits, k, b, table_count(b, k), narrow, cand, cost)
         elif cost > 4 * best.cost and b > best.blocks + 2:
-            break
+            break  # past the minimum: sorting cost only grows with more tables
     return best
 
 
@@ -367,15 +375,8 @@ def check_recall(recall) -> float:
 
 def best_tables(n_rows: int, n_pairs: float, k: int, bits: int) -> TableDesign:
     """The cheapest packed-word pigeonhole design under the cost model."""
-    best = None
-    for b in range(max(k + 1, bits // 64), bits + 1):
-        if table_count(b, k) > config["max_tables"]:
-            break
-        cost, cand, narrow = tables_cost(n_rows, n_pairs, bits, k, b)
-        if best is None or cost < best.cost:
-            best = TableDesign("tables", bits, k, b, table_count(b, k), narrow, cand, cost)
-        elif cost > 4 * best.cost and b > best.blocks + 2:
-            break  # past the minimum: sorting cost only grows with more tables
+    best = _cheapest_blocks("tables", tables_cost, max(k + 1, bits // 64), n_rows, n_pairs,
+                            k, bits)
     assert best is not None  # b = k + 1 gives k + 1 tables
     return best
 
