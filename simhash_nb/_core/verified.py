@@ -151,8 +151,10 @@ VERIFIED_PARAMETERS["verified"] = _block("threshold", "recall", "bits", "shingle
                                          "random_state")
 VERIFIED_PARAMETERS["in_memory"] = _block("max_pairs", "n_jobs", "progress", "memory_limit",
                                           "tmp_dir")
-_DOCS = dict(VERIFIED_PARAMETERS, texts="""texts : sequence of str
-    As for :func:`simhash_nb.fingerprint`.""", **KEEP_DOCS)
+_DOCS = dict(VERIFIED_PARAMETERS, **KEEP_DOCS, parameters="\n".join([
+    "Parameters\n----------\ntexts : sequence of str",
+    "    As for :func:`simhash_nb.fingerprint`.",
+    VERIFIED_PARAMETERS["verified"], VERIFIED_PARAMETERS["in_memory"]]))
 
 
 @shared_docs(**_DOCS)
@@ -171,11 +173,7 @@ def near_duplicate_texts(
     The result has no pair below the threshold; a pair at the threshold is missed with
     probability at most ``1 - recall`` (more similar pairs less often).
 
-    Parameters
-    ----------
-    {{texts}}
-    {{verified}}
-    {{in_memory}}
+    {{parameters}}
 
     Returns
     -------
@@ -228,11 +226,7 @@ def cluster_texts(  # the parameters of near_duplicate_texts
     verified (in a group of ``m`` copies, about ``m`` verifications instead of
     ``m (m - 1) / 2``). The labels are those of the components of the verified pairs.
 
-    Parameters
-    ----------
-    {{texts}}
-    {{verified}}
-    {{in_memory}}
+    {{parameters}}
 
     Returns
     -------
@@ -264,11 +258,7 @@ def dedupe_texts(  # the parameters of near_duplicate_texts, and keep
         tmp_dir=None) -> np.ndarray:
     """Boolean mask keeping one text per cluster of :func:`cluster_texts`.
 
-    Parameters
-    ----------
-    {{texts}}
-    {{verified}}
-    {{in_memory}}
+    {{parameters}}
     {{keep}}
 
     {{kept}}
