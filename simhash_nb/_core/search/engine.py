@@ -83,10 +83,10 @@ def table_search(
         use = 0 if got.over else cap
         slices = scanned(scan, n, use)
         got.weighted += sum(o.weighted for _, _, outs in slices for o in outs)
-        most = max((o.count for _, _, outs in slices for o in outs), default=0)
-        if not got.over and most > use:  # the table again, with room for every task's pairs
-            use = most
-            slices = [(lo, hi, task_outputs(scan(lo, hi, use), use)) for lo, hi, _ in slices]
+        for x, (lo, hi, outs) in enumerate(slices):
+            room = max(o.count for o in outs)
+            if not got.over and room > use:  # the slice again, with room for its pairs
+                slices[x] = (lo, hi, task_outputs(scan(lo, hi, room), room))
         for _, _, outs in slices:
             for o in outs:
                 got.add_task(o.count, o.pairs)
