@@ -126,6 +126,19 @@ def test_k_override_and_max_pairs(client, texts):
         sh.distributed.near_duplicate_texts(data, 0.7, max_pairs=10).compute()
 
 
+def test_p2p_and_tasks_shuffles_give_the_same_pairs(client, texts):
+    """Small shuffles default to "tasks"; P2P carries the texts (a large_binary column
+    with nulls) just as well."""
+    data = dd.from_pandas(texts.iloc[:1500], npartitions=3)
+    by_tasks = sh.distributed.near_duplicate_texts(data, 0.7).compute()
+    by_p2p = sh.distributed.near_duplicate_texts(data, 0.7, shuffle_method="p2p").compute()
+    assert len(by_tasks) > 50
+    assert _pair_set(by_p2p.left, by_p2p.right) == _pair_set(by_tasks.left, by_tasks.right)
+    by_p2p = by_p2p.sort_values(["left", "right"])
+    by_tasks = by_tasks.sort_values(["left", "right"])
+    np.testing.assert_array_equal(by_p2p.jaccard.to_numpy(), by_tasks.jaccard.to_numpy())
+
+
 # --- clusters and dedupe --------------------------------------------------------------------
 
 
