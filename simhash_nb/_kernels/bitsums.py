@@ -18,12 +18,11 @@ from numba import njit, prange
 
 from .shingles import (
     PRANGE_ONLY,
-    decode_cp,
     doc_hashes,
     insert_sorted,
-    next_cp_start,
     sort_u64,
     sort_unique,
+    unit_class,
 )
 from .signsums import bit_majority, signed_bit_sums
 
@@ -220,21 +219,11 @@ def fingerprint_csr(indptr, hashes, weights, chunks, words):
     return out, first if first < ndocs else -1
 
 
-@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def feature_counts_texts(data, offsets, chunks, n, seed, classes):
-    """Number of distinct features per document (first pass of :func:`features_texts`)."""
-    ndocs = offsets.shape[0] - 1
-    nfeat = np.zeros(ndocs, dtype=np.int64)
-    seed = np.uint64(seed)
-    for c in prange(chunks.shape[0] - 1):
-        lo = chunks[c]
-        hi = chunks[c + 1]
-        hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, True)
-        for i in range(lo, hi):
-            m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,
-                           wstart, wend, gram, hashes)
-            nfeat[i] = distinct(hashes, m, table, stamps, i + 1)
-    return nfeat
+    """Number of distinct features per document (first pass of :func:`features_texts`):
+    those :func:`fingerprint_texts` counts, with binary weights and no fingerprint words."""
+    return fingerprint_texts(data, offsets, chunks, n, seed, classes, True, np.int64(0))[1]
 
 
 @njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
@@ -281,13 +270,7 @@ def occurrences(data, start, end, n, classes):
         in_word = False
         p = start
         while p < end:
-            b0 = data[p]
-            if b0 < 0x80:
-                q = p + 1
-                cls = classes[b0]
-            else:
-                q = next_cp_start(data, p, end)
-                cls = classes[decode_cp(data, p)]
+            q, cls = unit_class(data, p, end, classes)
             if cls == 1:
                 units += not in_word
                 in_word = True

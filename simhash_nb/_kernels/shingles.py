@@ -86,19 +86,22 @@ def char_hashes(data, start, end, n, seed, out):
 
 
 @njit(cache=True, nogil=True)
+def unit_class(data, p, end, classes):
+    """``(q, cls)``: where the code point at ``p`` ends, and its class in ``classes``."""
+    b0 = data[p]
+    if b0 < 0x80:  # ASCII fast path
+        return p + 1, classes[b0]
+    return next_cp_start(data, p, end), classes[decode_cp(data, p)]
+
+
+@njit(cache=True, nogil=True)
 def word_bounds(data, start, end, classes, wstart, wend):
     """Word boundaries of ``data[start:end]`` into ``wstart``/``wend``; returns the count."""
     nw = 0
     in_word = False
     p = start
     while p < end:
-        b0 = data[p]
-        if b0 < 0x80:  # ASCII fast path
-            q = p + 1
-            cls = classes[b0]
-        else:
-            q = next_cp_start(data, p, end)
-            cls = classes[decode_cp(data, p)]
+        q, cls = unit_class(data, p, end, classes)
         if cls == 1:
             if not in_word:
                 wstart[nw] = p

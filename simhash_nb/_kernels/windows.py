@@ -34,18 +34,21 @@ def unit_bounds(data, start, end, classes, ustart, uend):
     return c
 
 
+@njit(cache=True, nogil=True)
+def _unit_scratch(offsets, lo, hi):
+    """Token start and end buffers for the documents ``lo..hi-1``."""
+    size = max_doc_len(offsets, lo, hi) + 1
+    return np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+
+
 @njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def unit_counts(data, offsets, chunks, classes):
     """Number of tokens of each document."""
     ndocs = offsets.shape[0] - 1
     out = np.zeros(ndocs, dtype=np.int64)
     for c in prange(chunks.shape[0] - 1):
-        lo = chunks[c]
-        hi = chunks[c + 1]
-        size = max_doc_len(offsets, lo, hi) + 1
-        ustart = np.empty(size, dtype=np.int64)
-        uend = np.empty(size, dtype=np.int64)
-        for i in range(lo, hi):
+        ustart, uend = _unit_scratch(offsets, chunks[c], chunks[c + 1])
+        for i in range(chunks[c], chunks[c + 1]):
             out[i] = unit_bounds(data, offsets[i], offsets[i + 1], classes, ustart, uend)
     return out
 
@@ -60,12 +63,8 @@ def window_spans(data, offsets, chunks, classes, window, stride, win_indptr):
     hi_out = np.empty(total, dtype=np.int64)
     tok_out = np.empty(total, dtype=np.int64)
     for c in prange(chunks.shape[0] - 1):
-        lo = chunks[c]
-        hi = chunks[c + 1]
-        size = max_doc_len(offsets, lo, hi) + 1
-        ustart = np.empty(size, dtype=np.int64)
-        uend = np.empty(size, dtype=np.int64)
-        for i in range(lo, hi):
+        ustart, uend = _unit_scratch(offsets, chunks[c], chunks[c + 1])
+        for i in range(chunks[c], chunks[c + 1]):
             t = unit_bounds(data, offsets[i], offsets[i + 1], classes, ustart, uend)
             last = max(t - window, 0)
             for j in range(win_indptr[i + 1] - win_indptr[i]):

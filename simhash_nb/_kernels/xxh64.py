@@ -24,31 +24,21 @@ def _rotl(x, r):
 
 
 @njit(cache=True)
-def _read64(buf, p):
-    # Unsigned indices: no negative-index wraparound code, so LLVM fuses the 8 byte
-    # loads into one 64-bit load.
+def _read32(buf, p):
+    # Unsigned indices: no negative-index wraparound code, so LLVM fuses the byte loads
+    # into one load (and the two halves of _read64 into one 64-bit load).
     q = np.uint64(p)
     return (
         np.uint64(buf[q])
         | (np.uint64(buf[q + np.uint64(1)]) << np.uint64(8))
         | (np.uint64(buf[q + np.uint64(2)]) << np.uint64(16))
         | (np.uint64(buf[q + np.uint64(3)]) << np.uint64(24))
-        | (np.uint64(buf[q + np.uint64(4)]) << np.uint64(32))
-        | (np.uint64(buf[q + np.uint64(5)]) << np.uint64(40))
-        | (np.uint64(buf[q + np.uint64(6)]) << np.uint64(48))
-        | (np.uint64(buf[q + np.uint64(7)]) << np.uint64(56))
     )
 
 
 @njit(cache=True)
-def _read32(buf, p):
-    q = np.uint64(p)
-    return (
-        np.uint64(buf[q])
-        | (np.uint64(buf[q + np.uint64(1)]) << np.uint64(8))
-        | (np.uint64(buf[q + np.uint64(2)]) << np.uint64(16))
-        | (np.uint64(buf[q + np.uint64(3)]) << np.uint64(24))
-    )
+def _read64(buf, p):
+    return _read32(buf, p) | (_read32(buf, np.uint64(p) + np.uint64(4)) << np.uint64(32))
 
 
 @njit(cache=True)

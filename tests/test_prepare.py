@@ -1,0 +1,80 @@
+"""``prepare`` compiles the kernels ahead of time: a later process compiles nothing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from simhash_nb._core.prepare import PATHS, PrepareReport, prepare
+from simhash_nb.cli.prepare import add_prepare_parser, cmd_prepare
+
+# run in a fresh process: count the Numba compiles of a first fingerprint and search
+_FIRST_CALLS = textwrap.dedent("""
+    import json
+    from numba.core import event
+    compiled = []
+
+    class Log(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Log())
+    import simhash_nb as sh
+    texts = ["the cat sat on the mat", "the cat sat on a mat", "Crème brûlée, 中文!"]
+    fps = sh.fingerprint(texts)
+    sh.near_duplicates(fps, 3)
+    sh.fingerprint(texts, tokenizer="word", bits=128)
+    print(json.dumps(compiled))
+""")
+
+
+def _run(code: str, cache: str) -> str:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_after_prepare_a_first_fingerprint_and_search_compile_nothing(tmp_path):
+    cache = str(tmp_path / "numba-cache")
+    out = _run("from simhash_nb._core.prepare import prepare; "
+               "print(len(prepare(paths=('fingerprint', 'search')).kernels))", cache)
+    assert int(out.split()[-1]) > 0  # a cold cache: prepare compiled kernels
+    assert json.loads(_run(_FIRST_CALLS, cache).splitlines()[-1]) == []
+
+
+def test_unknown_path_is_refused():
+    with pytest.raises(ValueError, match="unknown path 'fingerprints': choose among"):
+        prepare(paths=["fingerprints"])
+
+
+def test_report_says_paths_and_kernels():
+    report = PrepareReport({"fingerprint": 2.0, "search": 1.5},
+                           [("fingerprint", "_kernels.bitsums.fingerprint_texts", 1.9)])
+    assert report.seconds == 3.5
+    assert str(report).splitlines() == [
+        "1 kernels compiled in 3.5 s",
+        "  fingerprint     2.0 s  1 kernels",
+        "  search          1.5 s  0 kernels",
+    ]
+
+
+def test_cli_prepare_runs_the_named_paths(capsys):
+    parser = argparse.ArgumentParser(prog="simhash-nb")
+    add_prepare_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["prepare", "--path", "hamming"])
+    assert cmd_prepare(args) == 0
+    captured = capsys.readouterr()
+    assert "hamming" in captured.out and "prepare: hamming" in captured.err
+    assert set(PATHS) >= {"fingerprint", "search", "verified", "index", "windows"}
