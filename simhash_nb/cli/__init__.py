@@ -12,6 +12,7 @@ Commands
 ``fit-idf IN OUT``      an IDF table for ``--weights tfidf --idf OUT``
 ``demo``                the whole job on bundled sample corpora
 ``tune IN``             precision/recall per threshold against labels
+``prepare``             compile the Numba kernels ahead of time (for images and clusters)
 
 Inputs are CSV, JSON Lines (both optionally ``.gz``) or parquet; outputs are chosen by
 extension. Inputs stream in batches with a progress bar on stderr. Outputs are written

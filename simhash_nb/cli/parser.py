@@ -13,6 +13,7 @@ import argparse
 from typing import NamedTuple
 
 from .. import __version__
+from . import prepare
 from .recipe import tokenizer_arg
 from .usage import PROG, Parser
 
@@ -63,6 +64,7 @@ COMMANDS = {
         "frequencies to OUT (.npz, as simhash_nb.IdfTable.save writes; rows with missing "
         "text are not counted). Give the same tokenizer options here as with --weights "
         "tfidf --idf OUT later."),
+    "prepare": Command("simhash_nb.cli.prepare:cmd_prepare", prepare.HELP, prepare.DESCRIPTION),
 }
 """The commands by name (:func:`build_parser` adds their options)."""
 
@@ -201,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in (_add_fingerprint, _add_pairs, _add_dedupe, _add_clusters, _add_demo,
-                _add_tune, _add_fit_idf):
+                _add_tune, _add_fit_idf, prepare.add_prepare_parser):
         add(sub)
     parser.commands = list(sub.choices)
     parser.subcommands = dict(sub.choices)
