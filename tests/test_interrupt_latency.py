@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -19,9 +20,13 @@ import time
 import pytest
 
 _CHILD = r"""
-import json, sys, time
+import json, signal, sys, time
 import numpy as np
 import simhash_nb as sh
+
+# Ctrl-C raises KeyboardInterrupt here even if this process started with SIGINT ignored
+# (as a background job of a shell does)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 sh.config.update(jaccard_max_all_pairs=10**12, evaluate_max_brute_pairs=10**12)
 op, target = sys.argv[1], float(sys.argv[2])
@@ -100,6 +105,8 @@ def interrupt_latency(op: str, target: float, rng: random.Random) -> tuple[float
         time.sleep(rng.uniform(0.2, max(0.3, sized["seconds"])))
         sent = time.time()
         p.send_signal(signal.SIGINT)
+        if not select.select([p.stdout], [], [], 60)[0]:
+            pytest.fail(f"{op} on n={sized['n']}: no KeyboardInterrupt within 60 s")
         line = p.stdout.readline()
         if not line:
             p.wait(timeout=60)
@@ -108,6 +115,7 @@ def interrupt_latency(op: str, target: float, rng: random.Random) -> tuple[float
         p.communicate(timeout=60)
     finally:
         p.kill()
+        p.wait()
     return caught - sent, sized
 
 
