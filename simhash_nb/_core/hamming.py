@@ -8,7 +8,7 @@ import numpy as np
 from .._kernels import hamming as _hk
 from ..config import config
 from .pairs import Pairs
-from .parallel import sliced_pairs
+from .parallel import deferred_interrupt, sliced_pairs
 from .validation import (
     as_fingerprints,
     as_uint64,
@@ -159,7 +159,8 @@ def hamming_matrix(a, b=None, *, max_bytes: int | None = None) -> np.ndarray:
         )
     out = np.empty((a.shape[0], b.shape[0]), dtype=np.uint8)
     if size:
-        _hk.hamming_matrix(_kernel_view(a), _kernel_view(b), out)
+        with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
+            _hk.hamming_matrix(_kernel_view(a), _kernel_view(b), out)
     return out
 
 

@@ -121,10 +121,17 @@ def jaccard(
         if pairs is None:
             return _all_similarities(indptr, hashes, n_threads)
         i, j = pair_positions(pairs, n, ids)
-        out = np.empty(i.shape[0], dtype=np.float64)
-        if i.shape[0]:
-            _jk.pair_similarities(indptr, hashes, i, j, out)
-        return out
+        return _similarities(indptr, hashes, i, j)
+
+
+def _similarities(indptr, hashes, i, j) -> np.ndarray:
+    """The Jaccard similarity of each pair ``(i[p], j[p])``, a timed slice of pairs a
+    kernel call (Ctrl-C between slices)."""
+    sims = np.empty(i.shape[0], dtype=np.float64)
+    for lo, hi in timed_slices(i.shape[0], first=1 << 16):
+        with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
+            _jk.pair_similarities(indptr, hashes, i[lo:hi], j[lo:hi], sims[lo:hi])
+    return sims
 
 
 def _all_similarities(indptr, hashes, n_threads: int) -> np.ndarray:
@@ -140,7 +147,8 @@ def _all_similarities(indptr, hashes, n_threads: int) -> np.ndarray:
         )
     out = np.empty(total, dtype=np.float64)
     if total:
-        _jk.jaccard_all(indptr, hashes, max(1, min(n, 8 * n_threads)), out)
+        with deferred_interrupt():  # at most config["jaccard_max_all_pairs"]: one call
+            _jk.jaccard_all(indptr, hashes, max(1, min(n, 8 * n_threads)), out)
     return out
 
 
@@ -184,12 +192,15 @@ def _minhash_candidates(indptr, hashes, num_perm, bands, rows, random_state, max
     for lo, hi in timed_slices(n, first=1024):  # Ctrl-C between slices
         with deferred_interrupt():
             _jk.minhash(indptr[lo:hi + 1], hashes, salts, sig[lo:hi])
-    keys = _jk.band_keys(sig, bands, rows, np.empty((n, bands), np.uint64))
+    keys = np.empty((n, bands), np.uint64)
+    with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
+        _jk.band_keys(sig, bands, rows, keys)
     found = []
     total = 0
     for b in range(bands):
         col = np.ascontiguousarray(keys[:, b])
-        packed, count = _jk.bucket_pairs(col, np.argsort(col, kind="stable"), max_pairs)
+        with deferred_interrupt():  # one band a call: Ctrl-C between bands
+            packed, count = _jk.bucket_pairs(col, np.argsort(col, kind="stable"), max_pairs)
         total += int(count)
         if total > max_pairs:
             raise ValueError(
@@ -349,10 +360,7 @@ def _minhash_design_candidates(indptr, hashes, threshold, num_perm, bands, rando
 
 def _verified(indptr, hashes, i, j, threshold: float):
     """The candidate pairs whose exact Jaccard is ``>= threshold``, with it."""
-    sims = np.empty(i.shape[0], dtype=np.float64)
-    for lo, hi in timed_slices(i.shape[0], first=1 << 16):  # Ctrl-C between slices
-        with deferred_interrupt():
-            _jk.pair_similarities(indptr, hashes, i[lo:hi], j[lo:hi], sims[lo:hi])
+    sims = _similarities(indptr, hashes, i, j)
     keep = sims >= threshold
     return i[keep], j[keep], sims[keep]
 

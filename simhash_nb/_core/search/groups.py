@@ -148,7 +148,8 @@ def expand_pairs(u, v, d, ga: Groups, gb: Groups, self_join: bool):
     out_d = np.empty(total, dtype=np.uint8)
     pa = group_csr(ga)
     pb = group_csr(gb)
-    _tk.expand_pairs(u, v, d, *pa, *pb, offsets[:-1], self_join, out_i, out_j, out_d)
+    with deferred_interrupt():  # see deferred_interrupt: a kernel call must finish
+        _tk.expand_pairs(u, v, d, *pa, *pb, offsets[:-1], self_join, out_i, out_j, out_d)
     return out_i, out_j, out_d
 
 
@@ -167,5 +168,6 @@ def identical_rows(g: Groups):
     offsets = np.concatenate(([0], np.cumsum(c * (c - 1) // 2))).astype(np.int64)
     total = int(offsets[-1])
     out = (np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.uint8))
-    _tk.expand_groups(big, g.ptr, g.rows, offsets[:-1], *out)
+    with deferred_interrupt():  # see deferred_interrupt: a kernel call must finish
+        _tk.expand_groups(big, g.ptr, g.rows, offsets[:-1], *out)
     return out
