@@ -18,12 +18,12 @@ The Dask twins of :func:`simhash_nb.near_duplicate_texts` and its siblings, in s
    with those tables: ``(bucket, table, row, fingerprint)`` records shuffled on the
    key, each bucket searched with the core kernels, each pair kept by the first table
    whose key it shares. So the candidates are exactly the single-machine ones.
-4. **verify**: candidates shuffled to the partition of their left row, which shingles
-   those rows and attaches their hashes; shuffled again to the partition of the right
-   row, which shingles it and computes the exact Jaccard with a
-   :class:`~simhash_nb._core.pipeline.ShingleStore` of its rows and the carried ones
-   (:mod:`simhash_nb.distributed.shingles`). No worker holds all shingles, nothing is
-   gathered to the client.
+4. **verify**: candidates shuffled to the partition of their left row, which attaches
+   those rows' texts (once per left row and right partition); shuffled again to the
+   partition of the right row, which shingles its rows and the carried texts and
+   computes the exact Jaccard with a :class:`~simhash_nb._core.pipeline.ShingleStore`
+   of them (:mod:`simhash_nb.distributed.shingles`). Texts travel, not shingles (several
+   times fewer bytes); no worker holds all shingles, nothing is gathered to the client.
 5. **pairs / clusters / dedupe**: the verified pairs; or their connected components by
    the large-star / small-star rounds of :func:`simhash_nb.distributed.clusters`.
 """
@@ -123,8 +123,8 @@ def near_duplicate_texts(
     fingerprints, the same ``k`` and seeded sampled tables (so the same candidates), the
     same exact Jaccard; the pairs equal the single-machine ones on ``data.compute()``.
     Candidates come from the table-key shuffle of :func:`near_duplicates`; each is then
-    shuffled with the shingle hashes of its two texts to be verified, so no worker holds
-    all shingles and nothing is gathered to the client.
+    shuffled with its two texts to be verified where the right one lives, so no worker
+    holds all shingles and nothing is gathered to the client.
 
     Parameters
     ----------
