@@ -325,7 +325,8 @@ def binary_features_fingerprints(data, offsets, chunks, n, seed, classes, words)
                 break
             nfeat[i] = k
             unit_fingerprint(hashes, 0, k, words, out[i])
-            buf[pos:pos + k] = hashes[:k]
+            for t in range(k):  # a loop: a slice copy compiles its shape-error message
+                buf[pos + t] = hashes[t]
             pos += k
     if overflow.any():
         raise AssertionError("binary_features_fingerprints: occurrences() undercounted")
