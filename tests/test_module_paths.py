@@ -39,10 +39,7 @@ NOT_MODULES = {
     "simhash_nb.cli.main",
 }
 # files whose docstrings this session may not edit (owned elsewhere) with a stale reference
-STALE_REFERENCES_ALLOWED = {
-    # cli/steps.py names ``simhash_nb.features.prepare`` (now simhash_nb._core.tokenizers.prepare)
-    "simhash_nb/cli/steps.py",
-}
+STALE_REFERENCES_ALLOWED: set[str] = set()
 ROLE = re.compile(r"(?::(?:func|class|mod|meth|attr|data|obj|exc):|\{(?:func|class|mod|meth|attr"
                   r"|data|obj|exc)\})`(?:[^`<]*<)?~?(simhash_nb(?:\.\w+)+)>?`")
 

@@ -195,8 +195,22 @@ class CorpusStore:
 
     def check_segment(self, seg: dict, names: tuple[str, ...],
                       stop: threading.Event | None = None) -> None:
-        """Check the sizes of all files of segment ``seg`` and the CRC-32 of ``names``
-        (a set ``stop`` ends the check early, passing)."""
+        """Check the sizes of all files of a segment and the CRC-32 of some.
+
+        Parameters
+        ----------
+        seg : dict
+            The segment's entry in the manifest.
+        names : tuple of str
+            The files whose CRC-32 is checked (e.g. ``("shingles.u64",)``).
+        stop : threading.Event, optional
+            Once set, the check ends early and passes (a query that ended otherwise).
+
+        Raises
+        ------
+        simhash_nb.io.InputError
+            If a file is missing, truncated or fails its checksum.
+        """
         for name in _FILES:
             f = self.path / seg["name"] / name
             if not f.is_file() or f.stat().st_size != seg["sizes"][name]:
