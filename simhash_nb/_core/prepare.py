@@ -132,6 +132,13 @@ class PrepareReport:
     ``kernels`` lists ``(path, kernel, seconds)`` for each kernel compiled (the
     functions a kernel calls are counted in its seconds); a kernel already in Numba's
     cache is loaded, not compiled, and is not listed.
+
+    Examples
+    --------
+    >>> report = PrepareReport({"search": 1.5}, [("search", "_kernels.radix.sort_table", 1.2)])
+    >>> print(report)
+    1 kernels compiled in 1.5 s
+      search          1.5 s  1 kernels
     """
 
     paths: dict[str, float] = field(default_factory=dict)
