@@ -7,11 +7,18 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._kernels.normalize import ascii_lower, nonascii_segments, squeeze
+from .._kernels.normalize import (
+    ascii_lower,
+    nonascii_segments,
+    squeeze_chunks,
+    squeeze_compact,
+    squeeze_plan,
+)
 from ..config import config
 from .parallel import balanced_chunks
 from .unicode import word_classes
@@ -404,9 +411,31 @@ def text_buffers(texts, normalize: tuple[str, ...] = (), n_threads: int = 1,
     if not (punct or collapse or starts.shape[0] or np.any(ascii_map != np.arange(128))):
         return TextBuffers(data, offsets, valid)  # nfkc alone, on ASCII texts
     pieces, piece_offsets = _pieces(data, starts, ends, piece_steps, n_threads)
-    data, offsets = squeeze(data, offsets, chunks, word_classes(), ascii_map, punct, collapse,
-                            starts, ends, pieces, piece_offsets)
+    data, offsets = _squeeze(data, offsets, chunks, ascii_map, punct, collapse,
+                             (starts, ends, pieces, piece_offsets), n_threads)
     return TextBuffers(data, offsets, valid)
+
+
+def _squeeze(data, offsets, chunks, ascii_map, punct, collapse, pieces, n_threads: int):
+    """The Numba pass of :func:`text_buffers`, its chunks on ``n_threads`` threads.
+
+    Serial kernels on a thread pool rather than one ``prange`` kernel: the same work,
+    without a parallel kernel to compile on a first call (about a second).
+    """
+    classes = word_classes()
+    plan = squeeze_plan(offsets, chunks, classes, ascii_map, punct, collapse, pieces[0],
+                        pieces[1], pieces[3])
+    n_chunks = chunks.shape[0] - 1
+
+    def run(c0: int, c1: int) -> None:
+        squeeze_chunks(data, offsets, chunks, c0, c1, classes, punct, collapse, *pieces, plan)
+
+    if n_threads <= 1 or n_chunks <= 1:
+        run(0, n_chunks)
+    else:
+        with ThreadPoolExecutor(min(n_threads, n_chunks)) as pool:
+            list(pool.map(run, range(n_chunks), range(1, n_chunks + 1)))
+    return squeeze_compact(chunks, plan)
 
 
 def normalize(texts, steps: tuple[str, ...]) -> pa.Array:
@@ -417,7 +446,7 @@ def normalize(texts, steps: tuple[str, ...]) -> pa.Array:
     >>> normalize(["  Hello,   World! "], ("lower", "punct", "whitespace")).to_pylist()
     ['hello world']
     """
-    buf = text_buffers(texts, tuple(steps))
+    buf = text_buffers(texts, tuple(steps), numba.get_num_threads())
     validity = pa.array(buf.valid).buffers()[1] if not buf.valid.all() else None
     return pa.LargeStringArray.from_buffers(
         len(buf), pa.py_buffer(buf.offsets), pa.py_buffer(buf.data), validity,

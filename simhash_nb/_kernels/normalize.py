@@ -12,7 +12,7 @@ composes a character with the combining marks after it. No ASCII character compo
 with what comes before it, so a text splits before each ASCII character into pieces
 that normalise independently: :func:`nonascii_segments` finds the pieces that hold a
 non-ASCII code point (with the ASCII character before them), pyarrow normalises only
-those, and :func:`squeeze` maps the ASCII bytes by a table (a branch-free loop) and
+those, and :func:`squeeze_chunks` maps the ASCII bytes by a table (a branch-free loop) and
 puts the normalised pieces in place while it replaces punctuation and collapses white
 space.
 """
@@ -142,20 +142,16 @@ def _first_pieces(seg_starts, offsets, chunks):
     return out
 
 
-@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
-def squeeze(data, offsets, chunks, classes, ascii_map, punct, collapse, seg_starts, seg_ends,
-            pieces, piece_offsets):
-    """Normalise every document; returns ``(data, offsets)`` of the result.
+@njit(cache=True, nogil=True)
+def squeeze_plan(offsets, chunks, classes, ascii_map, punct, collapse, seg_starts, seg_ends,
+                 piece_offsets):
+    """What :func:`squeeze_chunks` needs: ``(table, seg_first, tmp_start, tmp, lengths)``.
 
-    ``seg_starts`` and ``seg_ends`` (:func:`nonascii_segments`) cut the documents into
-    ASCII runs and pieces; piece ``s`` is replaced by
-    ``pieces[piece_offsets[s]:piece_offsets[s + 1]]`` (itself, or its pyarrow
-    normalisation). ASCII bytes become ``ascii_map[b]`` (the pyarrow steps on ASCII:
-    letters and digits to letters and digits); then punctuation and white space are
-    handled as the module says. Each chunk writes compacted into its own stretch of one
-    buffer; the stretches are then moved left to be contiguous (no second buffer).
+    ``table[b]``: the output byte of ASCII byte ``b`` (``ascii_map[b]``: the pyarrow steps
+    on ASCII), plus 256 for a separator; ``seg_first[c]``: chunk ``c``'s first piece;
+    ``tmp_start[c]``: where chunk ``c`` writes in ``tmp`` (its bytes, pieces resized);
+    ``lengths``: zeros, one per document.
     """
-    n = offsets.shape[0] - 1
     n_chunks = chunks.shape[0] - 1
     table = np.empty(256, dtype=np.uint64)
     for b in range(256):
@@ -167,16 +163,32 @@ def squeeze(data, offsets, chunks, classes, ascii_map, punct, collapse, seg_star
         else:
             table[b] = 32 if is_punct else m
     seg_first = _first_pieces(seg_starts, offsets, chunks)
-    tmp_start = np.zeros(n_chunks + 1, dtype=np.int64)  # room: bytes in, pieces resized
+    tmp_start = np.zeros(n_chunks + 1, dtype=np.int64)
     for c in range(n_chunks):
         room = offsets[chunks[c + 1]] - offsets[chunks[c]]
         for s in range(seg_first[c], seg_first[c + 1]):
             room += piece_offsets[s + 1] - piece_offsets[s] - (seg_ends[s] - seg_starts[s])
         tmp_start[c + 1] = tmp_start[c] + room
     tmp = np.empty(max(tmp_start[n_chunks], 1), dtype=np.uint8)
-    lengths = np.zeros(n, dtype=np.int64)
+    return table, seg_first, tmp_start, tmp, np.zeros(offsets.shape[0] - 1, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def squeeze_chunks(data, offsets, chunks, c0, c1, classes, punct, collapse, seg_starts,
+                   seg_ends, pieces, piece_offsets, plan):
+    """Normalise the documents of chunks ``c0..c1-1`` into ``plan`` (:func:`squeeze_plan`).
+
+    ``seg_starts`` and ``seg_ends`` (:func:`nonascii_segments`) cut the documents into
+    ASCII runs and pieces; piece ``s`` is replaced by
+    ``pieces[piece_offsets[s]:piece_offsets[s + 1]]`` (itself, or its pyarrow
+    normalisation). ASCII bytes are mapped by the plan's table; then punctuation and
+    white space are handled as the module says. Each chunk writes compacted into its own
+    stretch of ``tmp``, and each document's length into ``lengths``. Chunks write apart:
+    threads may run them at once (the GIL is released).
+    """
+    table, seg_first, tmp_start, tmp, lengths = plan
     n_segs = seg_starts.shape[0]
-    for c in prange(n_chunks):
+    for c in range(c0, c1):
         o = tmp_start[c]
         s = seg_first[c]
         for i in range(chunks[c], chunks[c + 1]):
@@ -195,10 +207,19 @@ def squeeze(data, offsets, chunks, classes, ascii_map, punct, collapse, seg_star
             if collapse and run == 1 and o > o0:
                 o -= 1  # the trailing run's space
             lengths[i] = o - o0
+
+
+@njit(cache=True, nogil=True)
+def squeeze_compact(chunks, plan):
+    """``(data, offsets)`` of the normalised documents: the chunks' stretches of ``tmp``
+    moved left to be contiguous, in place (no second buffer)."""
+    _, _, tmp_start, tmp, lengths = plan
+    n = lengths.shape[0]
+    n_chunks = chunks.shape[0] - 1
     new_offsets = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
         new_offsets[i + 1] = new_offsets[i] + lengths[i]
-    for c in range(1, n_chunks):  # in place, left to right: never onto unread bytes
+    for c in range(1, n_chunks):  # left to right: never onto unread bytes
         src, dst = np.uint64(tmp_start[c]), np.uint64(new_offsets[chunks[c]])
         for r in range(np.uint64(new_offsets[chunks[c + 1]] - new_offsets[chunks[c]])):
             tmp[dst + r] = tmp[src + r]
