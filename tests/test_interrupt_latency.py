@@ -89,10 +89,7 @@ OPERATIONS = [
     "near_duplicates", "near_duplicates_dense", "near_duplicates_recall",
     "near_duplicates_brute", "pairs_within", "clusters", "jaccard_pairs_all",
     "jaccard_pairs_minhash", "threshold_table",
-    # SimhashIndex.query answers between index runs only: 2.3 s measured at 512k rows
-    pytest.param("index_query", marks=pytest.mark.xfail(
-        reason="SimhashIndex.query (_core/index.py) to probe a run a slice of queries a call",
-        strict=False)),
+    "index_query",
 ]
 
 

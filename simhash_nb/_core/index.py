@@ -46,7 +46,7 @@ from .._kernels import tables as _tk
 from ..config import config
 from .index_runs import Run
 from .matches import Matches
-from .parallel import deferred_interrupt, threads
+from .parallel import deferred_interrupt, threads, timed_slices
 from .search.design import check_blocks, check_recall
 from .search.groups import threads_for
 from .similarity import resolve_k
@@ -387,9 +387,8 @@ class SimhashIndex:
 
     # --- query ---------------------------------------------------------------------------
 
-    def query(
-        self, fps: Any, k: int | None = None, *, spec: FingerprintSpec | None = None
-    ) -> Matches:
+    def query(self, fps: Any, k: int | None = None, *,
+              spec: FingerprintSpec | None = None) -> Matches:
         """Indexed fingerprints within ``k`` bits of each query row.
 
         Parameters
@@ -420,15 +419,15 @@ class SimhashIndex:
         parts = []
         st = self._state  # one consistent version for the whole query
         with threads(self.n_jobs), threads_for(nq * 16):
-            n_tasks = max(1, min(nq, numba.get_num_threads() * config["chunks_per_thread"]))
+            per_thread = numba.get_num_threads() * config["chunks_per_thread"]
             for run in st.runs:
-                if nq:
-                    with deferred_interrupt():  # Ctrl-C lands between runs
-                        parts.append(self._query_run(st, run, q, k, n_tasks))
-        if parts:
-            qi, slot, dist = (np.concatenate(x) for x in zip(*parts))
-        else:
-            qi, slot, dist = np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
+                for lo, hi in timed_slices(nq, first=4096):  # Ctrl-C within a slice
+                    with deferred_interrupt():
+                        qi, slot, dist = self._query_run(st, run, q[lo:hi], k,
+                                                         max(1, min(hi - lo, per_thread)))
+                    parts.append((qi + lo, slot, dist))
+        parts = parts or [(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8))]
+        qi, slot, dist = (np.concatenate(x) for x in zip(*parts))
         ids = st.ids[slot]
         order = np.lexsort((ids, dist, qi))
         return Matches(qi[order], ids[order], dist[order], nq)
