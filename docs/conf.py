@@ -127,6 +127,7 @@ SECTIONS = [
     ("pandas and parquet", ["read_parquet", "write_parquet"]),
     ("scikit-learn", ["SimhashVectorizer", "fingerprint_sparse"]),
     ("Configuration", ["config", "reset_config"]),
+    ("Cold start", ["prepare", "PrepareReport"]),
 ]
 ACCESSORS = ["pandas.Series.simhash", "pandas.DataFrame.simhash"]
 

@@ -55,7 +55,8 @@ _LAZY_ATTRS = {"read_parquet": "io", "write_parquet": "io",
                "Windows": "_core.windows",
                "near_duplicate_shards": "streaming", "cluster_shards": "streaming",
                "dedupe_shards": "streaming", "CorpusStore": "streaming",
-               "MemoryLimitError": "_core.pipeline"}
+               "MemoryLimitError": "_core.pipeline",
+               "prepare": "_core.prepare", "PrepareReport": "_core.prepare"}
 
 # Series.simhash / DataFrame.simhash, registered when pandas is imported (not before)
 _install_accessors()
@@ -70,6 +71,8 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
+    "prepare",
+    "PrepareReport",
     "ChainingWarning",
     "SearchCostWarning",
     "SimilarPairs",

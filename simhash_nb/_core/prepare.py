@@ -229,8 +229,8 @@ def prepare(*, paths="all", progress: bool | None = None) -> PrepareReport:
 
     Examples
     --------
-    >>> from simhash_nb._core.prepare import prepare
-    >>> report = prepare(paths="hamming")
+    >>> import simhash_nb as sh
+    >>> report = sh.prepare(paths="hamming")
     >>> list(report.paths)
     ['hamming']
     """
