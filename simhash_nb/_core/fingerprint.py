@@ -31,7 +31,7 @@ from .features import (
 )
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .spec import FingerprintSpec
-from .text import text_buffers, text_slices
+from .text import over_chunks, text_buffers, text_slices
 from .tokenizers import FINGERPRINT_PARAMETERS, MODES, is_fast, kernel_classes, prepare
 from .validation import check_bits, check_raise_or_zero
 
@@ -65,10 +65,15 @@ def _fused_fingerprints(texts, start: int, spec: FingerprintSpec, n_threads: int
     buf = text_buffers(texts, spec.normalize, n_threads, start)
     check_document_sizes(buf.offsets, start)
     chunks = balanced_chunks(buf.offsets)
-    out, nfeat = _bk.fingerprint_texts(
-        buf.data, buf.offsets, chunks, spec.ngram, np.uint64(spec.seed),
-        kernel_classes(spec), spec.weights == "binary", spec.words,
-    )
+    out = np.zeros((len(buf), spec.words), dtype=np.uint64)
+    nfeat = np.zeros(len(buf), dtype=np.int64)
+    args = (spec.ngram, np.uint64(spec.seed), kernel_classes(spec), spec.weights == "binary",
+            out, nfeat)
+
+    def run(c0: int, c1: int) -> None:
+        _bk.fingerprint_chunks(buf.data, buf.offsets, chunks, c0, c1, *args)
+
+    over_chunks(run, chunks.shape[0] - 1, n_threads)
     if not buf.valid.all():
         out[~buf.valid] = 0
         nfeat[~buf.valid] = 0

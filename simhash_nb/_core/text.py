@@ -425,17 +425,25 @@ def _squeeze(data, offsets, chunks, ascii_map, punct, collapse, pieces, n_thread
     classes = word_classes()
     plan = squeeze_plan(offsets, chunks, classes, ascii_map, punct, collapse, pieces[0],
                         pieces[1], pieces[3])
-    n_chunks = chunks.shape[0] - 1
 
     def run(c0: int, c1: int) -> None:
         squeeze_chunks(data, offsets, chunks, c0, c1, classes, punct, collapse, *pieces, plan)
 
+    over_chunks(run, chunks.shape[0] - 1, n_threads)
+    return squeeze_compact(chunks, plan)
+
+
+def over_chunks(run, n_chunks: int, n_threads: int) -> None:
+    """``run(c, c + 1)`` for each chunk ``c`` of ``n_chunks``, on ``n_threads`` threads.
+
+    ``run`` calls a serial ``nogil`` kernel on its chunk range: the threads share the
+    chunks as a ``prange`` loop would, with no parallel kernel to compile.
+    """
     if n_threads <= 1 or n_chunks <= 1:
         run(0, n_chunks)
     else:
         with ThreadPoolExecutor(min(n_threads, n_chunks)) as pool:
             list(pool.map(run, range(n_chunks), range(1, n_chunks + 1)))
-    return squeeze_compact(chunks, plan)
 
 
 def normalize(texts, steps: tuple[str, ...]) -> pa.Array:

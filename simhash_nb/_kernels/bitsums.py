@@ -163,17 +163,17 @@ def _scratch(offsets, lo, hi, n, with_set):
             np.empty(set_size, dtype=np.uint64), np.zeros(set_size, dtype=np.int64))
 
 
-@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
-def fingerprint_texts(data, offsets, chunks, n, seed, classes, binary, words):
-    """Fused tokenise + hash + bit sums over documents, in parallel over ``chunks``.
+@njit(cache=True, nogil=True)
+def fingerprint_chunks(data, offsets, chunks, c0, c1, n, seed, classes, binary, out, nfeat):
+    """Fused tokenise + hash + bit sums over the documents of chunks ``c0..c1-1``.
 
-    Returns ``(fingerprints uint64[ndocs, words], n_features int64[ndocs])``.
+    Writes their rows of ``out`` (uint64[ndocs, words]) and ``nfeat`` (int64[ndocs]).
+    Serial: callers run disjoint chunk ranges on threads (it releases the GIL), so a
+    first call compiles no parallel kernel.
     """
-    ndocs = offsets.shape[0] - 1
-    out = np.zeros((ndocs, words), dtype=np.uint64)
-    nfeat = np.zeros(ndocs, dtype=np.int64)
     seed = np.uint64(seed)
-    for c in prange(chunks.shape[0] - 1):
+    words = out.shape[1]
+    for c in range(c0, c1):
         lo = chunks[c]
         hi = chunks[c + 1]
         hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, binary)
@@ -184,6 +184,20 @@ def fingerprint_texts(data, offsets, chunks, n, seed, classes, binary, words):
                 m = distinct(hashes, m, table, stamps, i + 1)
             nfeat[i] = m
             unit_fingerprint(hashes, 0, m, words, out[i])
+
+
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
+def fingerprint_texts(data, offsets, chunks, n, seed, classes, binary, words):
+    """:func:`fingerprint_chunks` over all ``chunks``, in parallel over them.
+
+    Returns ``(fingerprints uint64[ndocs, words], n_features int64[ndocs])``.
+    """
+    ndocs = offsets.shape[0] - 1
+    out = np.zeros((ndocs, words), dtype=np.uint64)
+    nfeat = np.zeros(ndocs, dtype=np.int64)
+    for c in prange(chunks.shape[0] - 1):
+        fingerprint_chunks(data, offsets, chunks, c, c + 1, n, seed, classes, binary, out,
+                           nfeat)
     return out, nfeat
 
 
