@@ -140,14 +140,14 @@ def test_cold_numba_cache_is_noted_once_on_a_terminal(tmp_path, monkeypatch, cap
     cli = importlib.import_module("simhash_nb.cli.main")
 
     assert isinstance(_kernels.cache_is_cold(), bool)
-    index = bitsums.fingerprint_texts._cache._cache_file._index_path
-    monkeypatch.setattr(bitsums.fingerprint_texts._cache._cache_file, "_index_path",
+    index = bitsums.fingerprint_chunks._cache._cache_file._index_path
+    monkeypatch.setattr(bitsums.fingerprint_chunks._cache._cache_file, "_index_path",
                         str(tmp_path / "absent.nbi"))
     assert _kernels.cache_is_cold()
     monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True, raising=False)
     cli._note_cold_cache()
     assert capsys.readouterr().err.count("compiling the Numba kernels") == 1
-    monkeypatch.setattr(bitsums.fingerprint_texts._cache._cache_file, "_index_path", index)
+    monkeypatch.setattr(bitsums.fingerprint_chunks._cache._cache_file, "_index_path", index)
     cli._note_cold_cache()
     if not _kernels.cache_is_cold():
         assert capsys.readouterr().err == ""

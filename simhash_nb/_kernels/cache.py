@@ -61,7 +61,7 @@ def cache_is_cold() -> bool:
     runs; small searches use brute force, so the table kernels may never be compiled);
     False when the file's place is not known (it then says nothing rather than guess).
     """
-    paths = [index_path(kernel) for kernel in (bitsums.fingerprint_texts,)]
+    paths = [index_path(kernel) for kernel in (bitsums.fingerprint_chunks,)]
     if any(p is None for p in paths):
         return False
     return not all(os.path.exists(p) for p in paths)
