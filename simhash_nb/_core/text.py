@@ -352,19 +352,15 @@ def segments_numpy(data: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, n
     (each run of bytes ``>= 0x80`` with the ASCII byte before it in the same document),
     without a kernel to compile, for small batches."""
     lo, hi = int(offsets[0]), int(offsets[-1])
-    high = np.zeros(data.shape[0] + 1, dtype=bool)
-    high[lo:hi] = data[lo:hi] >= 0x80
-    if not high.any():
+    pos = np.flatnonzero(data[lo:hi] >= 0x80) + lo  # the non-ASCII bytes: few, mostly
+    if pos.shape[0] == 0:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    first = np.zeros(data.shape[0] + 1, dtype=bool)  # where a document starts
-    first[offsets[:-1]] = True
-    last = np.zeros(data.shape[0] + 1, dtype=bool)  # where a document's last byte is
-    last[offsets[1:][offsets[1:] > offsets[:-1]] - 1] = True
-    run_start = high[:-1] & (first[:-1] | ~np.concatenate(([False], high[:-2])))
-    run_end = high[:-1] & (last[:-1] | ~high[1:])
-    starts = np.flatnonzero(run_start)
-    ends = np.flatnonzero(run_end) + 1
-    starts = np.where(first[starts], starts, starts - 1)  # with the ASCII byte before
+    doc = np.searchsorted(offsets, pos, side="right") - 1
+    cut = np.flatnonzero((np.diff(pos) != 1) | (np.diff(doc) != 0)) + 1  # a run ends
+    first = np.concatenate(([0], cut))
+    last = np.concatenate((cut - 1, [pos.shape[0] - 1]))
+    starts, ends = pos[first], pos[last] + 1
+    starts = np.where(starts > offsets[doc[first]], starts - 1, starts)  # the byte before
     return starts.astype(np.int64), ends.astype(np.int64)
 
 
