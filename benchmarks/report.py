@@ -20,7 +20,8 @@ SECTIONS = {"fingerprint": "bench_fingerprint", "bitsums": "bench_bitsums",
             "accessors": "bench_accessors", "evaluate": "bench_evaluate",
             "features": "bench_features", "distributed": "bench_distributed",
             "e2e": "bench_e2e", "compare": "bench_compare", "cold": "bench_cold",
-            "out_of_core": "bench_out_of_core", "out_of_core-10m": "bench_out_of_core",
+            "out_of_core": "bench_out_of_core", "out_of_core-2m": "bench_out_of_core",
+            "out_of_core-10m": "bench_out_of_core",
             "memory": "bench_memory"}
 
 
