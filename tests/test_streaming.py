@@ -18,12 +18,13 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba.typed import List
 
 import simhash_nb as sh
 from simhash_nb._core.pipeline import MemoryBudget, parse_size
 from simhash_nb._core.pipeline import run as pipeline_run
 from simhash_nb._core.pipeline import store as pipeline_store
-from simhash_nb._kernels import jaccard as jk
+from simhash_nb._kernels.jaccard_parts import parts_similarities_above
 from simhash_nb.cli import main
 from simhash_nb.io import InputError
 from simhash_nb.streaming import run as shard_run
@@ -390,8 +391,9 @@ def test_cross_similarities_match_the_naive_twin(a, b, threshold):
     ib, hb, sb = csr(b)
     left = np.repeat(np.arange(len(a)), len(b))
     right = np.tile(np.arange(len(b)), len(a))
-    out = jk.cross_similarities_above(ia, ha, ib, hb, left, right, threshold,
-                                      np.empty(left.shape[0]))
+    out = parts_similarities_above(List([ia, ib]), List([ha, hb]), np.zeros_like(left), left,
+                                   np.ones_like(right), right, threshold,
+                                   np.empty(left.shape[0]))
     for p in range(left.shape[0]):
         want = naive.jaccard(sa[left[p]], sb[right[p]])
         if want >= threshold * (1 + 1e-9):

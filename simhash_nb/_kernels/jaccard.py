@@ -184,18 +184,6 @@ def pair_similarities_above(indptr, hashes, left, right, threshold, out):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def cross_similarities_above(indptr_a, hashes_a, indptr_b, hashes_b, left, right,
-                             threshold, out):
-    """``out[p]`` = Jaccard of document ``left[p]`` of the first CSR and ``right[p]``
-    of the second where it is ``>= threshold``, else -1 (the filters and value of
-    :func:`jaccard_at_least`), in parallel."""
-    for p in prange(left.shape[0]):
-        out[p] = jaccard_between_at_least(indptr_a, hashes_a, left[p], indptr_b, hashes_b,
-                                          right[p], threshold)
-    return out
-
-
-@njit(parallel=True, cache=True, nogil=True)
 def pairs_above(indptr, hashes, order, lo, hi, threshold, n_tasks, cap):
     """Every pair with Jaccard ``>= threshold``, pruned (the AllPairs filters).
 
