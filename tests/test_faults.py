@@ -136,18 +136,17 @@ def test_loading_other_files_never_suggests_unpickling(tmp_path):
                     "dispatchers under NUMBA_DISABLE_JIT")
 def test_cold_numba_cache_is_noted_once_on_a_terminal(tmp_path, monkeypatch, capsys):
     from simhash_nb import _kernels
-    from simhash_nb._kernels import bitsums
+    from simhash_nb._kernels import cache
     cli = importlib.import_module("simhash_nb.cli.main")
 
     assert isinstance(_kernels.cache_is_cold(), bool)
-    index = bitsums.fingerprint_chunks._cache._cache_file._index_path
-    monkeypatch.setattr(bitsums.fingerprint_chunks._cache._cache_file, "_index_path",
-                        str(tmp_path / "absent.nbi"))
+    index_path = cache.index_path
+    monkeypatch.setattr(cache, "index_path", lambda kernel: str(tmp_path / "absent.nbi"))
     assert _kernels.cache_is_cold()
     monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True, raising=False)
     cli._note_cold_cache()
     assert capsys.readouterr().err.count("compiling the Numba kernels") == 1
-    monkeypatch.setattr(bitsums.fingerprint_chunks._cache._cache_file, "_index_path", index)
+    monkeypatch.setattr(cache, "index_path", index_path)
     cli._note_cold_cache()
     if not _kernels.cache_is_cold():
         assert capsys.readouterr().err == ""
@@ -157,9 +156,10 @@ def test_cache_counts_as_warm_once_fingerprints_are_cached(tmp_path, monkeypatch
     """Small searches never compile the table kernels: their absence is no first run."""
     import simhash_nb as sh
     from simhash_nb import _kernels
-    from simhash_nb._kernels import tables
+    from simhash_nb._kernels import cache, tables
 
     sh.fingerprint(["a first text", "and a second one"])
-    monkeypatch.setattr(tables.search_tables._cache._cache_file, "_index_path",
-                        str(tmp_path / "absent.nbi"))
+    index_path = cache.index_path
+    monkeypatch.setattr(cache, "index_path", lambda kernel: str(tmp_path / "absent.nbi")
+                        if kernel is tables.search_tables else index_path(kernel))
     assert not _kernels.cache_is_cold()

@@ -1,7 +1,11 @@
-"""simhash_nb/_kernels/cache.py reads one Numba internal; these tests fail when Numba moves it."""
+"""simhash_nb/_kernels/cache.py names Numba's cache files from the documented layout; these
+tests compile a throwaway cached function and fail when Numba writes somewhere else."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import sys
 import types
 
 import numba
@@ -12,26 +16,78 @@ from simhash_nb._kernels import bitsums, cache
 pytestmark = pytest.mark.skipif(numba.config.DISABLE_JIT,
                                 reason="no dispatchers under NUMBA_DISABLE_JIT")
 
-
-def test_numba_still_exposes_the_cache_index_path():
-    """If this fails, Numba changed its cache internals: update ``cache.index_path``."""
-    kernel = bitsums.fingerprint_texts
-    path = kernel._cache._cache_file._index_path
-    assert isinstance(path, str) and path.endswith(".nbi")
-    assert cache.index_path(kernel) == path
+_SOURCE = '''
+import numba
 
 
-@pytest.mark.skipif(bool(numba.config.CACHE_DIR), reason="NUMBA_CACHE_DIR moves the cache")
-def test_documented_layout_matches_numba():
-    """The fallback (Numba's documented ``__pycache__`` layout) names the same file."""
-    kernel = bitsums.fingerprint_texts
-    assert cache.documented_index_path(kernel) == kernel._cache._cache_file._index_path
+@numba.njit(cache=True)
+def twice(x):
+    return 2 * x
 
 
-def test_without_the_internal_attribute_the_documented_layout_is_used():
-    stand_in = types.SimpleNamespace(py_func=bitsums.fingerprint_texts.py_func)
-    assert cache.index_path(stand_in) == cache.documented_index_path(stand_in)
+class Holder:
+    @staticmethod
+    @numba.njit(cache=True)
+    def thrice(x):
+        return 3 * x
+'''
+
+
+def _compile_throwaway(folder, name):
+    """Import a module written to ``folder``, call its cached functions: Numba writes
+    their cache files."""
+    path = folder / f"{name}.py"
+    path.write_text(_SOURCE)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+        assert module.twice(2) == 4 and module.Holder.thrice(2) == 6
+    finally:
+        del sys.modules[name]
+    return module
+
+
+def _cache_files(root):
+    return {os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".nbi")}
+
+
+def test_in_tree_layout_is_what_numba_writes(tmp_path, monkeypatch):
+    """Without NUMBA_CACHE_DIR: ``__pycache__`` beside the source."""
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    module = _compile_throwaway(tmp_path, "throwaway_in_tree")
+    named = {cache.index_path(module.twice), cache.index_path(module.Holder.thrice)}
+    assert all(p.startswith(str(tmp_path / "__pycache__")) for p in named)
+    assert named == _cache_files(tmp_path)
+
+
+def test_numba_cache_dir_layout_is_what_numba_writes(tmp_path, monkeypatch):
+    """With NUMBA_CACHE_DIR: ``<folder>_<sha1>`` under it, nothing beside the source."""
+    source, cache_dir = tmp_path / "src", tmp_path / "cache"
+    source.mkdir()
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(cache_dir))
+    module = _compile_throwaway(source, "throwaway_cache_dir")
+    named = {cache.index_path(module.twice), cache.index_path(module.Holder.thrice)}
+    assert all(p.startswith(str(cache_dir)) for p in named)
+    assert named == _cache_files(cache_dir)
+    assert not _cache_files(source)
+
+
+def test_once_fingerprints_are_computed_the_cache_is_warm():
+    """The package's own kernel: its index file is where :func:`cache.index_path` says."""
+    import simhash_nb as sh
+
+    sh.fingerprint(["a first text", "and a second one"])
+    path = cache.index_path(bitsums.fingerprint_chunks)
+    if path is not None:  # None: an unwritable install, Numba's user-wide cache
+        assert os.path.isfile(path)
+        assert cache.cache_is_cold() is False
+
+
+def test_without_a_source_file_the_place_is_unknown():
     assert cache.index_path(types.SimpleNamespace()) is None
+    assert cache.index_path(types.SimpleNamespace(py_func=eval("lambda: 0"))) is None
 
 
 def test_unknown_place_says_warm(monkeypatch):

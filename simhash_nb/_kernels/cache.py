@@ -1,14 +1,16 @@
 """Whether Numba's on-disk cache holds the main kernels (so a first call compiles).
 
-Numba documents where its cache lives (``__pycache__`` beside the source file, or under
-``NUMBA_CACHE_DIR``; an index file ``<module>.<function>-<line>.py<version>.nbi`` per
-function) but no API that names the file. :func:`index_path` asks the dispatcher's cache
-object first (``_cache._cache_file._index_path``: Numba internals, checked on every
-Numba by ``tests/test_kernel_cache.py``) and falls back to the documented layout.
+Numba names no API for a function's cache file; :func:`index_path` builds it from the
+layout Numba documents (the index ``<module>.<qualname>-<line>.py<XY><abiflags>.nbi``, one
+per function, in ``__pycache__`` beside the source, or under ``NUMBA_CACHE_DIR`` in
+``<folder>_<sha1 of the folder's absolute path>``), reading no Numba internals.
+``tests/test_kernel_cache.py`` compiles a throwaway cached function and checks that the
+file named here is the one Numba writes, in both places, so a new layout fails a test.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 
@@ -23,35 +25,41 @@ def index_path(kernel) -> str | None:
     Parameters
     ----------
     kernel : numba dispatcher
-        A function compiled with ``@njit(cache=True)``.
+        A function compiled with ``@njit(cache=True)`` (anything with ``py_func``).
 
     Returns
     -------
     str or None
-        The path from the dispatcher's cache object when this Numba has one; else the
-        documented ``__pycache__`` layout; None under ``NUMBA_CACHE_DIR`` or an unwritable
-        source folder (Numba then chooses a place this function does not guess).
+        The path in Numba's documented layout: under ``NUMBA_CACHE_DIR`` when it is set,
+        else in ``__pycache__`` beside the source. None without a source file, with
+        ``NUMBA_CACHE_LOCATOR_CLASSES`` set or an unwritable source folder (Numba then
+        chooses a place this function does not guess).
     """
-    cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
-    path = getattr(cache_file, "_index_path", None)
-    if isinstance(path, str):
-        return path
-    return documented_index_path(kernel)
-
-
-def documented_index_path(kernel) -> str | None:
-    """The index file of ``kernel`` in Numba's documented ``__pycache__`` layout, or None."""
     func = getattr(kernel, "py_func", None)
-    if func is None or numba_config.CACHE_DIR:
+    if func is None or getattr(numba_config, "CACHE_LOCATOR_CLASSES", None):
         return None
-    source = func.__code__.co_filename
-    folder = os.path.join(os.path.dirname(os.path.abspath(source)), "__pycache__")
-    if not os.access(os.path.dirname(folder), os.W_OK):
+    source = os.path.abspath(func.__code__.co_filename)
+    if not os.path.isfile(source):
+        return None
+    folder = _cache_folder(source)
+    if folder is None:
         return None
     stem = os.path.splitext(os.path.basename(source))[0]
-    version = f"py{sys.version_info[0]}{sys.version_info[1]}"
-    name = f"{stem}.{func.__qualname__}-{func.__code__.co_firstlineno}.{version}.nbi"
-    return os.path.join(folder, name)
+    qualname = func.__qualname__.replace("<", "").replace(">", "")
+    version = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    return os.path.join(folder, f"{stem}.{qualname}-{func.__code__.co_firstlineno}.{version}.nbi")
+
+
+def _cache_folder(source: str) -> str | None:
+    """The folder Numba caches functions of ``source`` (an absolute path) in, or None."""
+    source_dir = os.path.dirname(source)
+    if numba_config.CACHE_DIR:
+        digest = hashlib.sha1(source_dir.encode()).hexdigest()
+        return os.path.join(numba_config.CACHE_DIR, f"{os.path.basename(source_dir)}_{digest}")
+    folder = os.path.join(source_dir, "__pycache__")
+    if not os.access(folder if os.path.isdir(folder) else source_dir, os.W_OK):
+        return None
+    return folder
 
 
 def cache_is_cold() -> bool:
