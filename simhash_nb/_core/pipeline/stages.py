@@ -17,8 +17,8 @@ from ..tokenizers import prepare
 from .budget import MemoryBudget
 from .store import ShingleStore
 
-__all__ = ["Shingler", "choose_k", "fingerprint_batches", "k_for", "sampled_rows",
-           "verify_wave"]
+__all__ = ["Shingler", "choose_k", "fingerprint_batches", "k_for", "may_reach",
+           "sampled_rows", "verify_wave"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -169,10 +169,27 @@ def verify_wave(store: ShingleStore, i: np.ndarray, j: np.ndarray, d: np.ndarray
     >>> [x.tolist() for x in got]
     [[0], [1], [3], [0.3333333333333333]]
     """
-    empty = store.n_features == 0
-    ok = ~(empty[i] | empty[j])
+    ok = may_reach(store.n_features[i], store.n_features[j], threshold)
     i, j, d = i[ok], j[ok], d[ok]
     with threads(n_jobs):
         sims = store.similarities(i, j, threshold)
     ok = sims >= threshold
     return i[ok], j[ok], d[ok], sims[ok]
+
+
+def may_reach(size_a: np.ndarray, size_b: np.ndarray, threshold: float) -> np.ndarray:
+    """Whether sets of ``size_a`` and ``size_b`` shingles can reach Jaccard
+    ``threshold``: both non-empty and ``min >= threshold * max`` (the size filter:
+    ``J <= min / max``). Exact, and free before reading any shingle (a spilled
+    candidate's documents are read from disk only when it passes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> may_reach(np.array([10, 10, 0]), np.array([7, 6, 0]), 0.7).tolist()
+    [True, False, False]
+    """
+    small = np.minimum(size_a, size_b)
+    large = np.maximum(size_a, size_b)
+    # a hair of slack: rounding never drops a pair that the exact test would keep
+    return (small > 0) & (small >= threshold * large - 1e-6)
