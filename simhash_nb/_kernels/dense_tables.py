@@ -345,3 +345,59 @@ def search_dense(fps, n_left, tables, masks, mults, sort_bits, top_bits, block_m
             else:
                 full = True
     return left, right, dist, counts, weighted, start
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def partition_lanes(fps, tables, masks, mults, sort_bits, top_bits, rows, fp, h_hi, bounds):
+    """:func:`partition_rows` of ``tables[th]`` into lane ``th``'s work arrays, one table
+    a thread; ``bounds[th]`` gets its groups' starts. :func:`scan_groups` then scans
+    the groups a range at a time."""
+    for th in prange(tables.shape[0]):
+        t = tables[th]
+        partition_rows(fps, masks[t], mults[t], sort_bits, top_bits, rows[th], fp[th],
+                       h_hi[th], bounds[th])
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def scan_groups(g_lo, g_hi, n_left, tables, masks, mults, sort_bits, top_bits, block_masks,
+                sels, k, wa, wb, cap, rows, fp, rows_t, fp_t, h_lo, bounds):
+    """Groups ``[g_lo, g_hi)`` of the tables that :func:`partition_lanes` partitioned,
+    lane ``th`` (table ``tables[th]``) writing its pairs into ``[th * cap, th * cap +
+    cap)`` while they fit (counting past ``cap``), as :func:`search_dense` does.
+
+    A table's pairs over consecutive ranges of groups, concatenated, are those of one
+    call over all its groups, in the same order: a caller runs a table in slices and
+    answers Ctrl-C between them. Returns ``(left, right, dist, counts, weighted)``, one
+    count and weight a lane.
+    """
+    lanes = tables.shape[0]
+    left = np.empty(lanes * cap, dtype=np.int64)
+    right = np.empty(lanes * cap, dtype=np.int64)
+    dist = np.empty(lanes * cap, dtype=np.uint8)
+    counts = np.zeros(lanes, dtype=np.int64)
+    weighted = np.zeros(lanes, dtype=np.int64)
+    low_bits = sort_bits - top_bits
+    mw0 = np.zeros(masks.shape[0] + PAD, dtype=np.uint64)  # word-major, padded: 8 a step
+    mw1 = np.zeros(masks.shape[0] + PAD, dtype=np.uint64)
+    for u in range(masks.shape[0]):
+        mw0[u] = masks[u, 0]
+        mw1[u] = masks[u, 1]
+    for th in prange(lanes):
+        t = tables[th]
+        hits = np.empty((HITS, 3), dtype=np.int64)
+        c = 0
+        ws = 0
+        for d in range(g_lo, g_hi):
+            s0 = bounds[th, d]
+            e0 = bounds[th, d + 1]
+            if e0 - s0 < 2:
+                continue
+            cd, wd = group_pairs(rows[th], fp[th], s0, e0, masks[t], mults[t], sort_bits,
+                                 low_bits, rows_t[th], fp_t[th], h_lo[th], k, t, n_left, mw0,
+                                 mw1, block_masks, sels, wa, wb, left, right, dist,
+                                 th * cap + c, max(0, cap - c), hits)
+            c += cd
+            ws += wd
+        counts[th] = c
+        weighted[th] = ws
+    return left, right, dist, counts, weighted

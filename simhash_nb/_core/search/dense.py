@@ -14,6 +14,7 @@ from ...config import config
 from ..parallel import SLICE_SECONDS, deferred_interrupt
 from .collector import Collector
 from .families import TableFamily
+from .pace import Pace
 
 _HIST = 1 << 11  # radix digits of at most 11 bits: sort keys of at most 22 bits
 
@@ -114,48 +115,122 @@ def _parts(fps, n_left, family: TableFamily, k: int, wa, wb, got: Collector, pro
     if n < 2 or todo.shape[0] == 0:
         return
     lanes = lanes_for(n, words, todo.shape[0], memory_bytes)
-    work = DenseWork(n, words, lanes)
     key_bits = int(max(bin(int(a)).count("1") + bin(int(b)).count("1") for a, b in family.masks))
-    sort_bits = sort_bits_for(n, key_bits)
+    s = _Search(fps, n_left, family, sort_bits_for(n, key_bits), k, wa, wb, lanes)
     cap = int(config["pairs_initial_capacity"])
     # a filtered search holds its candidates until they are filtered: one table a lane.
     # The first wave runs one table a lane too, to size the output of the next waves
     # from the pairs a table found (a wave whose pairs do not fit runs again).
-    # Waves also stay short (SLICE_SECONDS, from the time a table took) for Ctrl-C.
+    # Waves also stay short (SLICE_SECONDS, from the time a table took) for Ctrl-C; a
+    # wave of one table a lane runs its tables' groups a timed slice a call (a table
+    # alone can take seconds).
     per_lane = 1 if filtered else int(config["dense_tables_per_wave"])
     start, fit = 0, per_lane
     while start < todo.shape[0]:
-        wave = lanes * (min(per_lane, fit) if start else 1)
-        tables = todo[start:start + wave]
-        start += wave
-        use = 0 if got.over else cap
+        many = min(per_lane, fit) if start else 1
+        tables = todo[start:start + lanes * many]
+        start += tables.shape[0]
         began = time.perf_counter()
-        out = _run(fps, n_left, tables, family, sort_bits, k, wa, wb, lanes, use, work)
+        if many == 1:
+            counts, weighted, parts = _sliced_wave(s, tables, cap, got)
+        else:
+            counts, weighted, parts = _whole_wave(s, tables, 0 if got.over else cap, got)
         per_table = (time.perf_counter() - began) * lanes / tables.shape[0]
         fit = max(1, int(SLICE_SECONDS / max(per_table, 1e-6)))
-        left, right, dist, counts, weighted, where = out
         got.weighted += int(weighted.sum())
         got.total += int(counts.sum())
         if not got.over:
-            yield from _slices(left, right, dist, counts, where)
-            redo = tables[(where < 0) & (counts > 0)]
-            if redo.size:  # those tables again, with room for all their pairs
-                room = int(counts[(where < 0) & (counts > 0)].sum())
-                again = _run(fps, n_left, redo, family, sort_bits, k, wa, wb, lanes, room, work)
-                yield from _slices(again[0], again[1], again[2], again[3], again[5])
+            yield from parts
             # room for a wave of tables like the largest so far, and a quarter more
             cap = max(cap, int(1.25 * per_lane * int(counts.max(initial=0))))
         if progress is not None:
             progress(int(tables.shape[0]))
 
 
-def _run(fps, n_left, tables, family: TableFamily, sort_bits, k, wa, wb, lanes, cap,
-         work: DenseWork):
+class _Search:
+    """What every wave of one dense search takes: the rows, the tables' family, the
+    sort's bits, the work arrays, and the pace of the sliced waves."""
+
+    def __init__(self, fps, n_left, family: TableFamily, sort_bits: int, k: int, wa, wb,
+                 lanes: int):
+        self.fps, self.n_left, self.family, self.k = fps, n_left, family, k
+        self.wa, self.wb, self.lanes = wa, wb, lanes
+        self.sort_bits, self.top_bits = sort_bits, top_bits_for(sort_bits)
+        self.work = DenseWork(fps.shape[0], fps.shape[1], lanes)
+        self.n_groups = 1 << self.top_bits
+        self.bounds = np.empty((lanes, self.n_groups + 1), dtype=np.int64)
+        self.pace = Pace(max(1, self.n_groups // 32))  # groups a call
+        self.density = 0.0  # most pairs a lane found in a group, so far
+
+    def partition(self, tables) -> None:
+        f, w = self.family, self.work
+        with deferred_interrupt():  # see parallel.deferred_interrupt
+            _dk.partition_lanes(self.fps, tables, f.masks, f.mults, self.sort_bits,
+                                self.top_bits, w.kr, w.fp, w.h_hi, self.bounds)
+
+    def scan(self, tables, g_lo: int, g_hi: int, room: int):
+        f, w = self.family, self.work
+        with deferred_interrupt():  # see parallel.deferred_interrupt
+            return _dk.scan_groups(g_lo, g_hi, self.n_left, tables, f.masks, f.mults,
+                                   self.sort_bits, self.top_bits, f.block_masks, f.sels, self.k,
+                                   self.wa, self.wb, room, w.kr, w.fp, w.kr_tmp, w.fp_tmp, w.h_lo,
+                                   self.bounds)
+
+
+def _sliced_wave(s: _Search, tables, cap: int, got: Collector):
+    """One table a lane, its groups a timed slice a call (Ctrl-C is answered between
+    calls); the same pairs, in the same order, as one call. Returns ``(counts,
+    weighted, parts)``: each table's count and weight, and its pairs (one array triple a
+    table with pairs), kept only while ``got`` with this wave stays within its limit."""
+    s.partition(tables)
+    w_n = tables.shape[0]
+    counts = np.zeros(w_n, dtype=np.int64)
+    weighted = np.zeros(w_n, dtype=np.int64)
+    held: list[list] = [[] for _ in range(w_n)]
+    for g_lo, g_hi in s.pace.ranges(s.n_groups):
+        keep = got.weighted + int(weighted.sum()) <= got.limit
+        room = max(cap, int(1.25 * s.density * (g_hi - g_lo)) + 1) if keep else 0
+        left, right, dist, c, w = s.scan(tables, g_lo, g_hi, room)
+        most = int(c.max(initial=0))
+        if keep and most > room:  # a lane's pairs did not fit: the slice again, room for all
+            room = most
+            left, right, dist, c, w = s.scan(tables, g_lo, g_hi, room)
+        s.density = max(s.density, most / (g_hi - g_lo))
+        counts += c
+        weighted += w
+        for lane in (np.flatnonzero(c) if keep else ()):
+            b, e = lane * room, lane * room + int(c[lane])
+            # copies: a view would hold the whole slice's output buffer
+            held[lane].append((left[b:e].copy(), right[b:e].copy(), dist[b:e].copy()))
+    if got.weighted + int(weighted.sum()) > got.limit:
+        return counts, weighted, []
+    parts = [h[0] if len(h) == 1 else tuple(np.concatenate(x) for x in zip(*h, strict=True))
+             for h in held if h]
+    return counts, weighted, parts
+
+
+def _whole_wave(s: _Search, tables, cap: int, got: Collector):
+    """Several tables a lane, each sorted and scanned whole in one call (tables that take
+    well under a second); tables whose pairs did not fit run again. Returns as
+    :func:`_sliced_wave`."""
+    left, right, dist, counts, weighted, where = _run(s, tables, cap)
+    if cap == 0 or got.weighted + int(weighted.sum()) > got.limit:
+        return counts, weighted, []
+    parts = list(_slices(left, right, dist, counts, where))
+    redo = tables[(where < 0) & (counts > 0)]
+    if redo.size:  # those tables again, with room for all their pairs
+        room = int(counts[(where < 0) & (counts > 0)].sum())
+        again = _run(s, redo, room)
+        parts += list(_slices(again[0], again[1], again[2], again[3], again[5]))
+    return counts, weighted, parts
+
+
+def _run(s: _Search, tables, cap):
+    f = s.family
     with deferred_interrupt():  # Ctrl-C waits for the wave (see parallel.deferred_interrupt)
         return _dk.search_dense(
-            fps, n_left, tables, family.masks, family.mults, sort_bits, top_bits_for(sort_bits),
-            family.block_masks,
-            family.sels, k, wa, wb, lanes, cap, *work.args(),
+            s.fps, s.n_left, tables, f.masks, f.mults, s.sort_bits, s.top_bits,
+            f.block_masks, f.sels, s.k, s.wa, s.wb, s.lanes, cap, *s.work.args(),
         )
 
 
