@@ -274,6 +274,10 @@ def test_demo(tmp_path, capsys):
     assert "threshold_curves.png" in out
     fps = sh.read_parquet(tmp_path / "demo" / "fingerprints.parquet")
     assert fps["simhash"].simhash.spec.normalize == cli.DEMO_NORMALIZE
+    # one tokenising pass makes features and fingerprints: these are sh.fingerprint's
+    texts = pd.concat([sh.datasets.load_licences()["text"], sh.datasets.load_fortunes()["text"]])
+    want = sh.fingerprint(texts.tolist(), spec=fps["simhash"].simhash.spec)
+    assert np.array_equal(fps["simhash"].simhash.to_numpy(), want)
 
 
 def test_demo_with_a_fixed_k(tmp_path, capsys):

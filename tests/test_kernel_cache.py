@@ -90,6 +90,18 @@ def test_without_a_source_file_the_place_is_unknown():
     assert cache.index_path(types.SimpleNamespace(py_func=eval("lambda: 0"))) is None
 
 
+def test_cold_until_one_of_the_first_kernels_is_cached(tmp_path, monkeypatch):
+    """``demo`` compiles the features-and-fingerprints kernel, ``fingerprint`` the fused
+    one: after either, a run is no first run."""
+    files = {k: tmp_path / f"{k.py_func.__name__}.nbi" for k in cache.FIRST_KERNELS}
+    monkeypatch.setattr(cache, "index_path", lambda kernel: str(files[kernel]))
+    assert cache.cache_is_cold() is True
+    for file in files.values():
+        file.touch()
+        assert cache.cache_is_cold() is False
+        file.unlink()
+
+
 def test_unknown_place_says_warm(monkeypatch):
     monkeypatch.setattr(cache, "index_path", lambda kernel: None)
     assert cache.cache_is_cold() is False

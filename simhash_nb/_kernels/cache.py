@@ -62,14 +62,21 @@ def _cache_folder(source: str) -> str | None:
     return folder
 
 
-def cache_is_cold() -> bool:
-    """True when Numba's on-disk cache lacks the main kernels, so a first call compiles.
+FIRST_KERNELS = (bitsums.fingerprint_chunks, bitsums.binary_features_fingerprints)
+"""The fingerprint kernels a first command compiles: the fused one (``fingerprint`` and
+the other fingerprinting commands) and the features-and-fingerprints one (``demo``, the
+verified road, Jaccard ground truth)."""
 
-    Checks the cache index file of the fused fingerprint kernel (what every command
-    runs; small searches use brute force, so the table kernels may never be compiled);
-    False when the file's place is not known (it then says nothing rather than guess).
+
+def cache_is_cold() -> bool:
+    """True when Numba's on-disk cache holds none of :data:`FIRST_KERNELS`: a first run,
+    whose first call compiles.
+
+    Small searches use brute force, so the table kernels may never be compiled: their
+    absence is no first run. False when a file's place is not known (it then says
+    nothing rather than guess).
     """
-    paths = [index_path(kernel) for kernel in (bitsums.fingerprint_chunks,)]
+    paths = [index_path(kernel) for kernel in FIRST_KERNELS]
     if any(p is None for p in paths):
         return False
-    return not all(os.path.exists(p) for p in paths)
+    return not any(os.path.exists(p) for p in paths)
