@@ -4,7 +4,8 @@ Each run is a fresh process: ``simhash-nb demo`` with ``NUMBA_CACHE_DIR`` set to
 empty folder (cold), then on the cache it left (warm), and the same cold run of the
 commit ``--base`` (default: the last before the cold-start work, checked out into a
 temporary ``git worktree``). Cases are interleaved, ``--repeats`` rounds; wall-clock
-medians and CPU seconds. The target is a cold demo of at most 25 s.
+medians and CPU seconds. The target (issue 23): a cold demo of at most 15 s; the report
+also gives it as a multiple of the warm one.
 
     python -m benchmarks.bench_cold [--quick] [--base REV]
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from ._common import ROOT, save, table
 
-TARGET_S = 25.0
+TARGET_S = 15.0
 BASE = "22f04a9"  # the last commit before the cold-start work
 
 _CODE = ("import sys; from simhash_nb.cli import main; "
@@ -81,12 +82,14 @@ def report(res: dict) -> str:
     rows = [[name, f"{res[key]['wall_s']:.1f} s", f"{res[key]['cpu_s']:.1f} s"]
             for key, name in (("cold", "cold cache (first run)"), ("warm", "warm cache"),
                               ("base_cold", f"cold cache, at {res['base']} (before)"))]
+    ratio = res["cold"]["wall_s"] / res["warm"]["wall_s"]
     met = "met" if res["cold"]["wall_s"] <= res["target_s"] else "missed"
     return "\n".join([
         f"`simhash-nb demo` in a fresh process, {res['cores']} cores (medians)", "",
         table(rows, ["case", "wall", "CPU"]), "",
         f"The cold demo is {res['base_cold']['wall_s'] / res['cold']['wall_s']:.1f}x faster "
-        f"than at {res['base']}; target <= {res['target_s']:.0f} s: {met}."])
+        f"than at {res['base']} and {ratio:.1f}x the warm one; target <= "
+        f"{res['target_s']:.0f} s: {met}."])
 
 
 if __name__ == "__main__":
