@@ -12,8 +12,10 @@ from ..._kernels import cross_tables as _ck
 from ...config import config
 from ..parallel import deferred_interrupt
 from .families import TableFamily
+from .pace import Pace
 
 _MIN_CHUNK = 1 << 13  # stored rows a task scans, at least
+_FIRST_ROWS = 1 << 16  # stored rows of the first slice of a search
 _MAX_HASH_BITS = 22
 
 
@@ -104,25 +106,37 @@ def cross_waves(new_words: np.ndarray, stored_words: np.ndarray, family: TableFa
     if m == 0 or n == 0 or family.n_tables == 0:
         return
     plan = _CrossPlan.make(new, family, k, memory_bytes)
-    threads = numba.get_num_threads()
     cap = int(config["pairs_initial_capacity"])
+    pace = Pace(_FIRST_ROWS)  # stored rows a call, from the time the calls took
     for start in range(0, family.n_tables, plan.width):
         tables = np.arange(start, min(start + plan.width, family.n_tables), dtype=np.int64)
-        w_n = tables.shape[0]
-        # chunks: four tasks a thread over the wave, of at least _MIN_CHUNK stored rows
-        chunks = int(max(1, min(-(-4 * threads // w_n), n // _MIN_CHUNK)))
-        with deferred_interrupt():  # Ctrl-C waits for the wave (see parallel.deferred_interrupt)
+        with deferred_interrupt():  # see parallel.deferred_interrupt
             _ck.index_new(new, tables, plan.masks, plan.mults, plan.hash_bits, plan.rows,
                           plan.v, plan.starts)
-        parts = _scan(plan, stored, tables, chunks, cap)
-        for w in range(w_n):
-            got = parts[w * chunks:(w + 1) * chunks]
-            total = sum(p[0].shape[0] for p in got)
-            cap = max(cap, int(1.25 * max((p[0].shape[0] for p in got), default=0)))
-            if total:
+        held: list[list] = [[] for _ in range(tables.shape[0])]
+        for lo, hi in pace.ranges(n):  # Ctrl-C is answered between two slices of rows
+            cap = _scan_rows(plan, stored, lo, hi, tables, cap, held)
+        for got in held:
+            if got:
                 yield tuple(np.concatenate(x) for x in zip(*got, strict=True))
         if progress is not None:
-            progress(w_n)
+            progress(tables.shape[0])
+
+
+def _scan_rows(plan: _CrossPlan, stored, lo: int, hi: int, tables, cap: int, held) -> int:
+    """Scan stored rows ``[lo, hi)`` under ``tables`` (indexed), in parallel chunks: four
+    tasks a thread over the wave, of at least ``_MIN_CHUNK`` rows; append each table's
+    pairs to ``held[w]`` (stored rows as rows of ``stored``). Returns the room for a
+    task of the next slice."""
+    w_n = tables.shape[0]
+    threads = numba.get_num_threads()
+    chunks = int(max(1, min(-(-4 * threads // w_n), (hi - lo) // _MIN_CHUNK)))
+    parts = _scan(plan, stored[lo:hi], tables, chunks, cap)
+    for w in range(w_n):
+        got = [(i, j + lo, d) for i, j, d in parts[w * chunks:(w + 1) * chunks] if i.shape[0]]
+        held[w].extend(got)
+        cap = max(cap, int(1.25 * max((p[0].shape[0] for p in got), default=0)))
+    return cap
 
 
 def _checked_rows(new_words, stored_words) -> tuple[np.ndarray, np.ndarray]:
