@@ -14,7 +14,6 @@ from ...config import config
 from ..parallel import SLICE_SECONDS, deferred_interrupt
 from .collector import Collector
 from .families import TableFamily
-from .pace import Pace
 
 _HIST = 1 << 11  # radix digits of at most 11 bits: sort keys of at most 22 bits
 
@@ -159,8 +158,8 @@ class _Search:
         self.work = DenseWork(fps.shape[0], fps.shape[1], lanes)
         self.n_groups = 1 << self.top_bits
         self.bounds = np.empty((lanes, self.n_groups + 1), dtype=np.int64)
-        self.pace = Pace(max(1, self.n_groups // 32))  # groups a call
-        self.density = 0.0  # most pairs a lane found in a group, so far
+        self.budget = max(1, fps.shape[0] * _dk.ROW_WORK // 32)  # work a lane a call
+        self.density = 0.0  # most pairs a lane found per unit of work, so far
 
     def partition(self, tables) -> None:
         f, w = self.family, self.work
@@ -168,39 +167,49 @@ class _Search:
             _dk.partition_lanes(self.fps, tables, f.masks, f.mults, self.sort_bits,
                                 self.top_bits, w.kr, w.fp, w.h_hi, self.bounds)
 
-    def scan(self, tables, g_lo: int, g_hi: int, room: int):
+    def scan(self, tables, pos, room: int):
         f, w = self.family, self.work
         with deferred_interrupt():  # see parallel.deferred_interrupt
-            return _dk.scan_groups(g_lo, g_hi, self.n_left, tables, f.masks, f.mults,
+            return _dk.scan_groups(pos, self.budget, self.n_left, tables, f.masks, f.mults,
                                    self.sort_bits, self.top_bits, f.block_masks, f.sels, self.k,
                                    self.wa, self.wb, room, w.kr, w.fp, w.kr_tmp, w.fp_tmp, w.h_lo,
                                    self.bounds)
 
+    def paced(self, work: int, seconds: float) -> None:
+        """The next call's budget, from the work a lane did in ``seconds``: about
+        ``SLICE_SECONDS`` of it, at most four times this one."""
+        fit = work * SLICE_SECONDS / max(seconds, 1e-6)
+        self.budget = int(max(1, min(4 * self.budget, fit)))
+
 
 def _sliced_wave(s: _Search, tables, cap: int, got: Collector):
-    """One table a lane, its groups a timed slice a call (Ctrl-C is answered between
-    calls); the same pairs, in the same order, as one call. Returns ``(counts,
-    weighted, parts)``: each table's count and weight, and its pairs (one array triple a
-    table with pairs), kept only while ``got`` with this wave stays within its limit."""
+    """One table a lane, each lane scanning its table's groups for a timed budget of work
+    a call (Ctrl-C is answered between calls); the same pairs, in the same order, as one
+    call. Returns ``(counts, weighted, parts)``: each table's count and weight, and its
+    pairs (one array triple a table with pairs), kept only while ``got`` with this wave
+    stays within its limit."""
     s.partition(tables)
     w_n = tables.shape[0]
     counts = np.zeros(w_n, dtype=np.int64)
     weighted = np.zeros(w_n, dtype=np.int64)
     held: list[list] = [[] for _ in range(w_n)]
-    for g_lo, g_hi in s.pace.ranges(s.n_groups):
+    pos = np.zeros(w_n, dtype=np.int64)
+    while (pos < s.n_groups).any():
         keep = got.weighted + int(weighted.sum()) <= got.limit
-        room = max(cap, int(1.25 * s.density * (g_hi - g_lo)) + 1) if keep else 0
-        left, right, dist, c, w = s.scan(tables, g_lo, g_hi, room)
+        room = max(cap, int(1.25 * s.density * s.budget) + 1) if keep else 0
+        began, was = time.perf_counter(), pos.copy()
+        left, right, dist, c, w, work = s.scan(tables, pos, room)
         most = int(c.max(initial=0))
-        if keep and most > room:  # a lane's pairs did not fit: the slice again, room for all
-            room = most
-            left, right, dist, c, w = s.scan(tables, g_lo, g_hi, room)
-        s.density = max(s.density, most / (g_hi - g_lo))
+        if keep and most > room:  # a lane's pairs did not fit: the call again, room for all
+            pos[:], room = was, most
+            left, right, dist, c, w, work = s.scan(tables, pos, room)
+        s.paced(int(work.max()), time.perf_counter() - began)
+        s.density = max(s.density, float((c / np.maximum(work, 1)).max()))
         counts += c
         weighted += w
         for lane in (np.flatnonzero(c) if keep else ()):
             b, e = lane * room, lane * room + int(c[lane])
-            # copies: a view would hold the whole slice's output buffer
+            # copies: a view would hold the whole call's output buffer
             held[lane].append((left[b:e].copy(), right[b:e].copy(), dist[b:e].copy()))
     if got.weighted + int(weighted.sum()) > got.limit:
         return counts, weighted, []
