@@ -463,3 +463,31 @@ def test_sigterm_while_streaming_leaves_nothing(tmp_path):
     assert proc.returncode == 130, err
     assert "interrupted" in err
     assert os.listdir(spill_dir) == [] and not (tmp_path / "out.parquet").exists()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.integers(0, 60), max_size=40), st.sets(st.integers(0, 60), max_size=40),
+       st.sampled_from([0.3, 0.5, 0.7, 0.8, 0.9, 1.0]))
+def test_size_filter_never_drops_a_pair_that_reaches_the_threshold(a, b, threshold):
+    """The size filter skips a candidate before its shingles are read: only when the
+    exact Jaccard similarity is below the threshold (or a set is empty)."""
+    from simhash_nb._core.pipeline.stages import may_reach
+
+    passes = bool(may_reach(np.array([len(a)]), np.array([len(b)]), threshold)[0])
+    if a and b and len(a & b) / len(a | b) >= threshold:
+        assert passes
+    if not (a and b):
+        assert not passes
+    if a and b and min(len(a), len(b)) < threshold * max(len(a), len(b)) - 1e-6:
+        assert not passes
+
+
+def test_verify_block_shrinks_to_what_the_documents_leave():
+    """Many documents leave less room for a block of candidates' shingles; never
+    below 16 MB, never above a quarter of what is free."""
+    budget = MemoryBudget.make("2GB", base=200_000_000)
+    assert budget.verify_bytes_for(1000, 128) == budget.verify_bytes
+    few = budget.verify_bytes_for(10_000_000, 128)
+    assert 16 << 20 <= few < budget.verify_bytes
+    assert few == budget.free - 10_000_000 * budget.per_document(128, 1)
+    assert budget.verify_bytes_for(10**9, 128) == 16 << 20

@@ -62,6 +62,7 @@ def candidates_of(batches: Iterable, shingler: Shingler, threshold: float, recal
                                         n_jobs=None, on_batch=on_batch)
             k = choose_k(words, store.total, threshold, recall, random_state)
         n = words.shape[0]
+        store.verify_bytes = budget.verify_bytes_for(n, bits)
         lanes = budget.lanes_for(n, bits, numba.get_num_threads())
         opts = SearchOptions.make(bits, k, random_state=random_state,
                                   max_pairs=check_max_pairs(max_pairs), progress=progress)

@@ -14,7 +14,7 @@ from ..fingerprint import binary_shingles
 from ..parallel import threads
 from ..spec import FingerprintSpec
 from ..tokenizers import prepare
-from .budget import MemoryBudget
+from .budget import MemoryBudget, return_free_memory
 from .store import ShingleStore
 
 __all__ = ["Shingler", "choose_k", "fingerprint_batches", "k_for", "may_reach",
@@ -93,6 +93,7 @@ def fingerprint_batches(batches: Iterable, shingler: Shingler, store: ShingleSto
         if on_batch is not None:
             on_batch(valid)
     store.seal()
+    return_free_memory()  # the batches' working memory, before the search needs room
     if not parts:
         return np.empty((0, shingler.bits // 64), dtype=np.uint64)
     return np.concatenate(parts) if len(parts) > 1 else parts[0]

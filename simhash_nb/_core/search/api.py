@@ -166,6 +166,7 @@ def candidate_waves(a, opts: SearchOptions, against=None):
     self_join = against is None
     with opts.bar(design) as bar:
         if design.method in ("dense", "sampling"):
+            del work  # the grouping's sort buffers: the dense tables have their own
             fps = ua if self_join else np.concatenate([ua, ub])
             waves = dense_waves(np.ascontiguousarray(fps), -1 if self_join else ua.shape[0],
                                 design_family(design, opts.k, opts.random_state), opts.k,
