@@ -48,7 +48,9 @@ def _options(stored: Stored, new_words: np.ndarray, new_shingles: int, threshold
     than for all rows); the search across new and stored rows has its own design
     (:func:`~simhash_nb._core.candidates.cross_design`), with that recall too."""
     combined = np.concatenate([stored.words, new_words]) if stored.n else new_words
-    k = choose_k(combined, stored.shingles + new_shingles, threshold, recall, random_state)
+    # the stored shingles are read from their files, as a run too big to hold them does
+    k = choose_k(combined, stored.shingles + new_shingles, threshold, recall, random_state,
+                 spilled=True)
     rows = max(group_identical(new_words).n_distinct, 2)  # the new rows' self-join
     n = combined.shape[0]
     bits = 64 * combined.shape[1]

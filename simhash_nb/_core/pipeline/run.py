@@ -60,7 +60,8 @@ def candidates_of(batches: Iterable, shingler: Shingler, threshold: float, recal
         with threads(n_jobs):
             words = fingerprint_batches(batches, shingler, store, budget, missing=missing,
                                         n_jobs=None, on_batch=on_batch)
-            k = choose_k(words, store.total, threshold, recall, random_state)
+            k = choose_k(words, store.total, threshold, recall, random_state,
+                         spilled=store.spilled)
         n = words.shape[0]
         store.verify_bytes = budget.verify_bytes_for(n, bits)
         lanes = budget.lanes_for(n, bits, numba.get_num_threads())

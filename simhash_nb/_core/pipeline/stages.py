@@ -114,10 +114,12 @@ def sampled_rows(n: int, random_state: int | None, sample: int = 3000) -> np.nda
 
 
 def k_for(n: int, features: int, threshold: float, recall: float, bits: int,
-          sample_words: np.ndarray | None = None) -> int:
+          sample_words: np.ndarray | None = None, *, spilled: bool = False) -> int:
     """The candidate threshold of :func:`choose_k` for ``n`` documents of ``features``
     shingles in all, given the fingerprints of the :func:`sampled_rows` (needed from
-    ``config["verify_sample_rows"]`` documents on; ignored below).
+    ``config["verify_sample_rows"]`` documents on; ignored below). ``spilled``: the
+    shingles are read from a file to verify a candidate, which costs more
+    (``config["search_cost_read_feature"]``), so fewer candidates pay.
 
     Examples
     --------
@@ -129,14 +131,16 @@ def k_for(n: int, features: int, threshold: float, recall: float, bits: int,
         if sample_words is None:
             raise ValueError(f"{n:,} documents: give the fingerprints of sampled_rows()")
         background = background_pmf(sample_words, sample=sample_words.shape[0], seed=0)
-        cost = 2.0 * features / rows * config["search_cost_verify_feature"]
+        per_feature = config["search_cost_verify_feature"] + (
+            config["search_cost_read_feature"] if spilled else 0.0)
+        cost = 2.0 * features / rows * per_feature
         return candidate_design(rows, threshold, bits, recall, background=background,
                                 verify_cost=cost).k
     return candidate_design(rows, threshold, bits, recall).k
 
 
 def choose_k(words: np.ndarray, features: int, threshold: float, recall: float,
-             random_state: int | None) -> int:
+             random_state: int | None, *, spilled: bool = False) -> int:
     """The candidate threshold ``k`` for ``recall`` at Jaccard ``threshold``: with the
     corpus's own distances (the :func:`background_pmf` of a sample) and the cost of
     verifying its documents (``features`` shingles in all) from 50,000 rows on, else
@@ -152,7 +156,8 @@ def choose_k(words: np.ndarray, features: int, threshold: float, recall: float,
     sample = None
     if n >= config["verify_sample_rows"]:
         sample = words[sampled_rows(n, random_state)]
-    return k_for(n, features, threshold, recall, 64 * words_per_row, sample)
+    return k_for(n, features, threshold, recall, 64 * words_per_row, sample,
+                 spilled=spilled)
 
 
 def verify_wave(store: ShingleStore, i: np.ndarray, j: np.ndarray, d: np.ndarray,
