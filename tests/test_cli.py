@@ -235,20 +235,28 @@ def test_entry_point_end_to_end(tmp_path):
     assert pd.read_csv(tmp_path / "p.csv").values.tolist() == [["id0", "id7", 0]]
 
 
-def test_entry_point_malformed_file_and_missing_column(tmp_path):
+def test_entry_point_malformed_file_and_missing_column(tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("id,text\n1,fine\n2,too,many,fields\n")
-    line = _one_line_error(_run("dedupe", bad, tmp_path / "out.csv"))
+    line = _one_line_error(_run("dedupe", bad, tmp_path / "out.csv"))  # the installed script
     assert line.startswith("simhash-nb dedupe: error: cannot read") and "bad.csv" in line
+
+    def in_process(*argv):  # the same main() as the script runs, without a process start
+        code = _exit_code([str(a) for a in argv])
+        err = capsys.readouterr().err
+        assert code == 2 and "Traceback" not in err, err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1, err
+        return lines[0]
+
     notgz = tmp_path / "x.jsonl.gz"
     notgz.write_text('{"text": "not gzipped"}\n')
-    assert "cannot read" in _one_line_error(_run("pairs", notgz, tmp_path / "out.csv"))
+    assert "cannot read" in in_process("pairs", notgz, tmp_path / "out.csv")
     good = _write(tmp_path, "parquet")
-    line = _one_line_error(_run("clusters", good, tmp_path / "out.csv", "--column", "body"))
+    line = in_process("clusters", good, tmp_path / "out.csv", "--column", "body")
     assert "has no column 'body' (columns: id, text, n)" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "in.parquet", "x.jsonl.gz"]
-    usage = _one_line_error(_run("pairs", good))
-    assert "required: OUT" in usage
+    assert "required: OUT" in in_process("pairs", good)
 
 
 def test_demo(tmp_path, capsys):
