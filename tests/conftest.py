@@ -1,6 +1,7 @@
 import os
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -17,3 +18,15 @@ def fp_ints(fps: np.ndarray) -> list[int]:
     if fps.ndim == 1:
         return [int(x) for x in fps]
     return [int(r[0]) | (int(r[1]) << 64) for r in fps]
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """One LocalCluster of 2 worker processes for every Dask test module, so its workers
+    start and import the package once a session, not once a module. Each module connects
+    its own ``client`` (the default scheduler while that module runs, closed after it);
+    between them no client is the default."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", worker_dashboard_address=None) as c:
+        yield c

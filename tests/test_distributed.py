@@ -24,11 +24,9 @@ DI = D.input
 
 
 @pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", worker_dashboard_address=None) as c:
-        with distributed.Client(c) as cl:
-            yield cl
+def client(dask_cluster):  # the session's cluster (tests/conftest.py)
+    with distributed.Client(dask_cluster) as cl:
+        yield cl
 
 
 def _planted(n_base, bits, seed):

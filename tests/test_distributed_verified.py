@@ -20,11 +20,9 @@ DESIGN = sh.distributed.design
 
 
 @pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", worker_dashboard_address=None) as c:
-        with distributed.Client(c) as cl:
-            yield cl
+def client(dask_cluster):  # the session's cluster (tests/conftest.py)
+    with distributed.Client(dask_cluster) as cl:
+        yield cl
 
 
 @pytest.fixture(scope="module")

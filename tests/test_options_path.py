@@ -64,12 +64,10 @@ def _ints(fps) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def client():
+def client(dask_cluster):  # the session's cluster (tests/conftest.py)
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", worker_dashboard_address=None) as c:
-        with distributed.Client(c) as cl:
-            yield cl
+    with distributed.Client(dask_cluster) as cl:
+        yield cl
 
 
 @pytest.fixture(scope="module")
