@@ -227,7 +227,7 @@ def test_filtered_self_join_streams_the_sampled_search(monkeypatch):
 
 def test_progress_bar_over_the_candidate_tables(capsys):
     rng = np.random.default_rng(2)
-    vocab = [f"w{x}" for x in range(20000)]
+    vocab = np.array([f"w{x}" for x in range(20000)])  # an array: a list is copied each draw
     texts = [" ".join(rng.choice(vocab, 30)) for _ in range(5000)]
     texts += [t + " end" for t in texts[:50]]
     got = sh.near_duplicate_texts(texts, 0.7, tokenizer="word", ngram=3, progress=True)
