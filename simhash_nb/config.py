@@ -78,6 +78,10 @@ _DEFAULTS: dict[str, Any] = {
     # 2M documents, word 3-grams, 1GB limit: 1.7 us a candidate against 0.27 in memory,
     # about half the candidates skipped unread by the size filter (2026-12-02).
     "search_cost_read_feature": 3.0e-9,
+    # The verified path searches the next wave of candidates in a background thread
+    # while it verifies the current one (the search of a tight memory limit sorts one
+    # table at a time, one thread; verifying from a temporary file waits on reads).
+    "search_ahead": True,
     # ... and from this many texts on, k is chosen with the corpus's distances (a sample
     # of 3,000 fingerprints, all pairs): below it, verifying costs little anyway.
     "verify_sample_rows": 50_000,

@@ -491,3 +491,63 @@ def test_verify_block_shrinks_to_what_the_documents_leave():
     assert 16 << 20 <= few < budget.verify_bytes
     assert few == budget.free - 10_000_000 * budget.per_document(128, 1)
     assert budget.verify_bytes_for(10**9, 128) == 16 << 20
+
+
+def test_run_ahead_gives_the_items_in_order_and_raises_the_producers_error():
+    from simhash_nb._core.parallel import run_ahead
+
+    assert list(run_ahead(iter(range(100)), depth=3)) == list(range(100))
+
+    def failing():
+        yield 1
+        raise OSError("disk gone")
+
+    got = []
+    with pytest.raises(OSError, match="disk gone"):
+        for x in run_ahead(failing()):
+            got.append(x)
+    assert got == [1]
+
+
+def test_run_ahead_stops_and_closes_the_producer_when_the_caller_stops():
+    import threading
+    import time
+
+    from simhash_nb._core.parallel import run_ahead
+
+    closed = threading.Event()
+    made = []
+
+    def endless():
+        try:
+            i = 0
+            while True:
+                made.append(i)
+                yield i
+                i += 1
+        finally:
+            closed.set()
+
+    ahead = run_ahead(endless())
+    assert next(ahead) == 0
+    ahead.close()  # the caller stops early (a break, an error, Ctrl-C)
+    assert closed.wait(5)
+    count = len(made)
+    time.sleep(0.2)
+    assert len(made) == count <= 3  # nothing made after the stop
+
+
+def test_the_search_ahead_gives_the_same_pairs_and_labels(corpus, spill, monkeypatch):
+    """The verified path with the next wave searched in a background thread and
+    without, shingles spilled: the same pairs, the same labels (union-find order)."""
+    from simhash_nb.config import config
+
+    texts = corpus["text"].tolist()
+    results = []
+    for ahead in (True, False):
+        monkeypatch.setitem(config, "search_ahead", ahead)
+        p = sh.near_duplicate_texts(texts, 0.6, **WORD3)
+        labels = sh.cluster_texts(texts, 0.6, **WORD3)
+        results.append((p.i.tolist(), p.j.tolist(), p.jaccard.tolist(), labels.tolist()))
+    assert results[0] == results[1]
+    assert len(results[0][0]) > 500

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import signal
 import threading
 import time
@@ -150,3 +151,61 @@ def task_pairs(left, right, value, counts, cap: int):
     for t in np.flatnonzero(counts).tolist():  # a slice a task, not one per pair
         keep[t * cap : t * cap + min(int(counts[t]), cap)] = True
     return left[keep], right[keep], value[keep]
+
+
+_END = object()
+
+
+def run_ahead(items: Iterator, depth: int = 1) -> Iterator:
+    """The items of ``items``, produced up to ``depth`` ahead in a background thread.
+
+    While the caller works on one item (verifying a wave of candidates: reads of a
+    temporary file, one thread), the next is being made (the next table's search),
+    so the two overlap; the items and their order are those of ``items``. An
+    exception in the producer is raised here; Ctrl-C is answered here at once
+    (the main thread only waits), and when the caller stops early the producer stops
+    after the item it is making and closes ``items`` in its own thread.
+
+    Examples
+    --------
+    >>> list(run_ahead(iter(range(5))))
+    [0, 1, 2, 3, 4]
+    """
+    q: queue.Queue = queue.Queue(maxsize=max(1, depth))
+    stop = threading.Event()
+
+    def offer(entry) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(entry, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not offer((None, item)):
+                    break
+            else:
+                offer((None, _END))
+        except BaseException as e:  # noqa: BLE001 (raised again in the caller's thread)
+            offer((e, None))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+
+    worker = threading.Thread(target=produce, name="simhash-nb-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            error, item = q.get()
+            if error is not None:
+                raise error
+            if item is _END:
+                return
+            yield item
+    finally:
+        stop.set()

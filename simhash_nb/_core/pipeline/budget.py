@@ -185,7 +185,7 @@ class MemoryBudget:
         """:attr:`verify_bytes` once ``n_docs`` documents are held: what their search
         leaves, when that is less (at least 16 MB)."""
         left = self.free - n_docs * self.per_document(bits, 1)
-        return max(min(self.verify_bytes, left), VERIFY_BYTES_LEAST)
+        return min(self.verify_bytes, max(left, VERIFY_BYTES_LEAST))
 
     @staticmethod
     def per_document(bits: int, lanes: int) -> int:

@@ -9,8 +9,9 @@ import dataclasses
 import numba
 import numpy as np
 
+from ...config import config
 from ..candidates import candidate_design, cross_design
-from ..parallel import threads
+from ..parallel import run_ahead, threads
 from ..search.api import candidate_waves
 from ..search.cross import cross_waves
 from ..search.engine import TooManyPairsError, check_max_pairs, design_family, pair_order
@@ -85,22 +86,18 @@ def pairs_against(stored: Stored, new: ShingleStore, new_words: np.ndarray, thre
     """
     limit = check_max_pairs(max_pairs)
     k, opts = _options(stored, new_words, new.total, threshold, recall, budget,
-                               random_state, max_pairs, progress)
+                       random_state, max_pairs, progress)
     parts, kept = [], 0
     with threads(n_jobs):
-        for i, j, d in candidate_waves(new_words, opts):
-            part = verify_wave(new, i, j, d, threshold)
-            parts.append((part[0] + stored.n, part[1] + stored.n, *part[2:]))
-            kept = _count(kept, part, limit, threshold)
-        if stored.n:  # new rows against stored ones, the stored rows scanned, not sorted
-            cross = cross_design(stored.n, new_words.shape[0], threshold,
-                                 64 * new_words.shape[1], recall, k=k)
-            family = design_family(cross, k, random_state)
-            for i, j, d in cross_waves(new_words, stored.words, family, k,
-                                       memory_bytes=opts.memory_bytes):
+        waves = _waves(stored, new_words, threshold, recall, k, opts, random_state, n_jobs)
+        for across, (i, j, d) in run_ahead(waves) if config["search_ahead"] else waves:
+            if across:
                 part = _verify_cross(new, stored, i, j, d, threshold)
-                parts.append(part)
-                kept = _count(kept, part, limit, threshold)
+            else:
+                part = verify_wave(new, i, j, d, threshold)
+                part = (part[0] + stored.n, part[1] + stored.n, *part[2:])
+            parts.append(part)
+            kept = _count(kept, part, limit, threshold)
     n = stored.n + new_words.shape[0]
     if parts:
         i, j, d, sims = (np.concatenate(x) for x in zip(*parts, strict=True))
@@ -108,6 +105,22 @@ def pairs_against(stored: Stored, new: ShingleStore, new_words: np.ndarray, thre
         i, j, d, sims = (np.empty(0, t) for t in (np.int64, np.int64, np.uint8, np.float64))
     order = pair_order(i, j)
     return VerifiedPairs(i[order], j[order], d[order], sims[order], n, k)
+
+
+def _waves(stored: Stored, new_words: np.ndarray, threshold: float, recall: float, k: int,
+           opts: SearchOptions, random_state, n_jobs):
+    """``(across, (i, j, d))``: the candidates among the new rows (``across`` False),
+    then those of new rows against stored ones (stored rows scanned, not sorted)."""
+    with threads(n_jobs):
+        for wave in candidate_waves(new_words, opts):
+            yield False, wave
+        if stored.n:
+            cross = cross_design(stored.n, new_words.shape[0], threshold,
+                                 64 * new_words.shape[1], recall, k=k)
+            family = design_family(cross, k, random_state)
+            for wave in cross_waves(new_words, stored.words, family, k,
+                                    memory_bytes=opts.memory_bytes):
+                yield True, wave
 
 
 def _count(kept: int, part, limit: int, threshold: float) -> int:

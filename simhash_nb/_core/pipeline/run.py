@@ -14,7 +14,7 @@ import numpy as np
 from ..._kernels import unionfind as _uf
 from ...config import config
 from ..candidates import candidate_design
-from ..parallel import threads
+from ..parallel import run_ahead, threads
 from ..search.api import candidate_waves
 from ..search.engine import TooManyPairsError, check_max_pairs, pair_order
 from ..search.options import SearchOptions
@@ -40,7 +40,16 @@ class Candidates:
         return int(self.words.shape[0])
 
     def waves(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Candidate pairs ``(i, j, d)``, wave by wave, as the search finds them."""
+        """Candidate pairs ``(i, j, d)``, wave by wave, as the search finds them: the
+        next wave is searched in a background thread while the caller verifies this
+        one (``config["search_ahead"]``)."""
+        with threads(self.n_jobs):  # the caller's verification, in this thread
+            if config["search_ahead"]:
+                yield from run_ahead(self._search())
+            else:
+                yield from self._search()
+
+    def _search(self):
         with threads(self.n_jobs):
             yield from candidate_waves(self.words, self.opts)
 
