@@ -10,7 +10,7 @@ import numpy as np
 
 from ..._kernels import cross_tables as _ck
 from ...config import config
-from ..parallel import deferred_interrupt
+from ..parallel import SLICE_SECONDS, deferred_interrupt
 from .families import TableFamily
 from .pace import Pace
 
@@ -107,7 +107,7 @@ def cross_waves(new_words: np.ndarray, stored_words: np.ndarray, family: TableFa
         return
     plan = _CrossPlan.make(new, family, k, memory_bytes)
     cap = int(config["pairs_initial_capacity"])
-    pace = Pace(_FIRST_ROWS)  # stored rows a call, from the time the calls took
+    pace = Pace(_FIRST_ROWS, SLICE_SECONDS)  # stored rows a call, sized by time
     for start in range(0, family.n_tables, plan.width):
         tables = np.arange(start, min(start + plan.width, family.n_tables), dtype=np.int64)
         with deferred_interrupt():  # see parallel.deferred_interrupt

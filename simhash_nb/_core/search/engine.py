@@ -41,7 +41,7 @@ class TooManyPairsError(ValueError):
 
 def table_search(
     fps, n_left: int, layout: Layout, k: int, wa, wb, limit: int, work,
-    *, must_differ: np.ndarray | None = None, depth: int = 0,
+    *, must_differ: np.ndarray | None = None, depth: int = 0, progress=None,
 ):
     """Pairs among the rows of ``fps`` (self-join when ``n_left < 0``; else rows below
     ``n_left`` against the rest) with ``sum wa[i] * wb[j]`` counted; pairs are
@@ -52,7 +52,8 @@ def table_search(
     Runs with more than ``config["search_big_run_pairs"]`` candidate pairs (a big group
     of fingerprints sharing a key) are searched again on the bits outside the key
     (:func:`refine`) rather than pair by pair. ``must_differ`` and ``depth`` describe
-    such a refinement.
+    such a refinement. ``progress``, if given, is called with the number of tables done
+    as they complete.
     """
     n = fps.shape[0]
     work = work or Work(n)
@@ -66,7 +67,7 @@ def table_search(
     n_threads = numba.get_num_threads()
     if layout.n_tables >= n_threads:
         width = min(n_threads, max(1, config["search_memory_bytes"] // (16 * max(n, 1))))
-        return table_waves(ctx, limit, work, width, big_pairs)
+        return table_waves(ctx, limit, work, width, big_pairs, progress)
     cap = config["pairs_initial_capacity"]
     got = Collector(limit)
     for t in range(layout.n_tables):
@@ -93,6 +94,8 @@ def table_search(
         for _, _, outs in slices:
             for o in outs:
                 ctx.refine_all(sorted_, t, o.big, o.n_big, got)
+        if progress is not None:
+            progress(1)
     return got
 
 
@@ -130,7 +133,8 @@ def scanned(scan, n: int, cap: int) -> list:
 BIG_CAP = 16  # big runs recorded per task (more are scanned pair by pair)
 
 
-def table_waves(ctx: Refinement, limit: int, work, width: int, big_pairs: int):
+def table_waves(ctx: Refinement, limit: int, work, width: int, big_pairs: int,
+                progress=None):
     """:func:`table_search` by waves of ``width`` tables sorted side by side, then scanned
     together a timed slice of rows at a time."""
     fps, layout, plan = ctx.fps, ctx.layout, ctx.plan
@@ -164,6 +168,8 @@ def table_waves(ctx: Refinement, limit: int, work, width: int, big_pairs: int):
                 got.add_task(outs[w].count, outs[w].pairs)
             for _, _, outs in slices:
                 ctx.refine_all(bufs[w], int(tables[w]), outs[w].big, outs[w].n_big, got)
+        if progress is not None:
+            progress(m)
     return got
 
 
@@ -286,7 +292,7 @@ def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=
     """Pairs between distinct fingerprints (2-D word arrays) as a :class:`Collector`.
 
     ``random_state`` seeds sampled tables; ``progress(tables_done)``, if given, is
-    called as dense or sampled tables complete. ``keep`` filters the pairs of dense and
+    called as tables (packed, dense or sampled) complete. ``keep`` filters the pairs of dense and
     sampled tables as they come (:class:`Collector`); the other methods return theirs
     unfiltered, in ``parts``.
     """
@@ -304,7 +310,7 @@ def search_distinct(a, b, k: int, design: TableDesign, wa, wb, limit: int, work=
                             progress, keep=keep)
     layout = Layout.make(design.bits, k, design.blocks)
     work = (work or Work(fps.shape[0])).fit(fps.shape[0])
-    return table_search(fps, n_left, layout, k, wa, wb, limit, work)
+    return table_search(fps, n_left, layout, k, wa, wb, limit, work, progress=progress)
 
 
 def design_family(design: TableDesign, k: int, random_state: int | None):

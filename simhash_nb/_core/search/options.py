@@ -86,14 +86,15 @@ class SearchOptions:
     @contextlib.contextmanager
     def bar(self, design: TableDesign):
         """A progress callback over the design's tables (None when no bar is shown): on
-        with ``progress=True``; with None, for dense or sampled searches modelled to take
-        over ``config["search_progress_seconds"]`` when stderr is a terminal."""
+        with ``progress=True``; with None, for table searches (packed, dense or sampled)
+        modelled to take over ``config["search_progress_seconds"]`` when stderr is a
+        terminal."""
         cores = max(1, numba.get_num_threads())
         show = self.progress
         if show is None:
             show = (design.cost / cores > config["search_progress_seconds"]
                     and sys.stderr.isatty())
-        if not show or design.method not in ("dense", "sampling"):
+        if not show or design.method not in ("tables", "dense", "sampling"):
             yield None
             return
         from tqdm.auto import tqdm  # optional display: only for long searches
