@@ -551,3 +551,63 @@ def test_the_search_ahead_gives_the_same_pairs_and_labels(corpus, spill, monkeyp
         results.append((p.i.tolist(), p.j.tolist(), p.jaccard.tolist(), labels.tolist()))
     assert results[0] == results[1]
     assert len(results[0][0]) > 500
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sets(st.integers(0, 40), min_size=1, max_size=30), min_size=2, max_size=12),
+       st.sampled_from([0.3, 0.5, 0.7, 0.9]), st.integers(0, 2**63 - 1))
+def test_spilled_verification_with_the_prefix_filter_is_exact(docs, threshold, salt):
+    """Spilled shingles are verified prefix first (only pairs whose smallest hashes
+    meet are read in full): every pair at or above the threshold gets its exact
+    Jaccard, whatever the documents; in blocks of any size."""
+    mix = np.uint64(salt | 1)
+    rows = [np.unique(np.array(sorted(d), dtype=np.uint64) * mix) for d in docs]
+    indptr = np.concatenate([[0], np.cumsum([r.shape[0] for r in rows])])
+    i, j = np.triu_indices(len(docs), 1)
+    i, j = i.astype(np.int64), j.astype(np.int64)
+    want = np.array([len(docs[a] & docs[b]) / len(docs[a] | docs[b]) for a, b in zip(i, j)])
+    for verify_bytes in (1, 1 << 20):
+        with pipeline_store.ShingleStore(0, verify_bytes) as s:
+            s.append(indptr, np.concatenate(rows))
+            s.seal()
+            assert s.spilled
+            got = s.similarities(i, j, threshold)
+            at = s.at_least(i, j, np.arange(i.shape[0]), threshold)
+            other = s.similarities_with(s, i, j, threshold)
+        hit = want >= threshold
+        np.testing.assert_allclose(got[hit], want[hit])
+        assert (got[~hit] < threshold).all()
+        assert (at == hit).all()
+        np.testing.assert_allclose(other[hit], want[hit])
+        assert (other[~hit] < threshold).all()
+
+
+def test_prefix_filter_keeps_pairs_at_the_threshold_sharing_only_their_largest_hashes():
+    """The worst case of the prefix filter: two sets just at the threshold whose shared
+    hashes are the largest of both, so the prefixes meet in one hash only."""
+    rows, pairs, want = [], [], []
+    for t in (0.5, 0.7, 0.8, 0.9):
+        for a in range(1, 40):
+            for b in range(max(1, int(t * a)), a + 1):
+                c = next((c for c in range(1, b + 1) if c / (a + b - c) >= t), None)
+                if c is None:
+                    continue
+                base = 1000 * len(rows)
+                shared = np.arange(500, 500 + c)
+                rows.append(np.concatenate([np.arange(a - c), shared]) + base)
+                rows.append(np.concatenate([np.arange(100, 100 + b - c), shared]) + base)
+                pairs.append((len(rows) - 2, len(rows) - 1, t))
+                want.append(c / (a + b - c))
+    indptr = np.concatenate([[0], np.cumsum([r.shape[0] for r in rows])])
+    with pipeline_store.ShingleStore(0, 1 << 20) as s:
+        s.append(indptr, np.concatenate(rows).astype(np.uint64))
+        s.seal()
+        for t in (0.5, 0.7, 0.8, 0.9):
+            sel = [p for p in pairs if p[2] == t]
+            i = np.array([p[0] for p in sel], dtype=np.int64)
+            j = np.array([p[1] for p in sel], dtype=np.int64)
+            assert s.prefixes_meet(i, j, t).all()
+            got = s.similarities(i, j, t)
+            exp = np.array([w for w, p in zip(want, pairs) if p[2] == t])
+            np.testing.assert_allclose(got, exp)
+    assert len(pairs) > 900

@@ -179,15 +179,18 @@ class ShingleStore:
         return store
 
     # --- reading -------------------------------------------------------------------
-    def _blocks(self, i: np.ndarray, j: np.ndarray, other: ShingleStore | None = None):
+    def _blocks(self, i: np.ndarray, j: np.ndarray, other: ShingleStore | None = None,
+                sizes: np.ndarray | None = None):
         """Slices of the pairs whose documents fit ``verify_bytes`` together (``j`` in
-        ``other``, if given); one slice when nothing is on disk."""
+        ``other``, if given; ``sizes``: the bytes each pair reads, if not all its
+        shingles); one slice when nothing is on disk."""
         other = self if other is None else other
         m = i.shape[0]
         if not (self.spilled or other.spilled) or m == 0:
             yield slice(0, m)
             return
-        sizes = (self.n_features[i] + other.n_features[j] + 2) * _ITEM
+        if sizes is None:
+            sizes = (self.n_features[i] + other.n_features[j] + 2) * _ITEM
         ends = np.cumsum(sizes)
         lo = 0
         while lo < m:
@@ -196,9 +199,10 @@ class ShingleStore:
             yield slice(lo, hi)
             lo = hi
 
-    def gather(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(indptr, hashes)`` of the documents ``docs`` (sorted, distinct), in order."""
-        counts = self.n_features[docs]
+    def gather(self, docs: np.ndarray, counts: np.ndarray | None = None):
+        """``(indptr, hashes)`` of the documents ``docs`` (sorted, distinct), in order:
+        all their shingles, or the first ``counts[d]`` (the smallest hashes) of each."""
+        counts = self.n_features[docs] if counts is None else counts
         indptr = np.zeros(docs.shape[0] + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
         if not self.spilled:
@@ -206,8 +210,8 @@ class ShingleStore:
                 return indptr, self.hashes[_ranges(self.offsets[docs], counts)]
             out = []
             for start, local, hashes in self._parts:
-                mine = docs[(docs >= start) & (docs < start + local.shape[0] - 1)] - start
-                out.append(hashes[_ranges(local[mine], np.diff(local)[mine])])
+                mine = (docs >= start) & (docs < start + local.shape[0] - 1)
+                out.append(hashes[_ranges(local[docs[mine] - start], counts[mine])])
             return indptr, np.concatenate(out)
         out = np.empty(int(indptr[-1]), dtype=np.uint64)
         keep = counts > 0
@@ -218,19 +222,42 @@ class ShingleStore:
                               f"{os.strerror(ctypes.get_errno())})")
         return indptr, out
 
-    def _local(self, i, j, other: ShingleStore | None = None):
+    def _local(self, i, j, other: ShingleStore | None = None, lengths=None):
         """The documents of pairs ``(i, j)`` gathered into one small CSR: ``(indptr,
-        hashes, local i, local j)``."""
+        hashes, local i, local j)``; ``lengths``: the hashes of each pair's two
+        documents needed (the longest of a document's pairs is read), if not all."""
+        m = i.shape[0]
         if other is None:
-            docs = np.unique(np.concatenate([i, j]))
-            indptr, hashes = self.gather(docs)
-            return indptr, hashes, np.searchsorted(docs, i), np.searchsorted(docs, j)
-        da, db = np.unique(i), np.unique(j)
-        pa_, ha = self.gather(da)
-        pb, hb = other.gather(db)
+            docs, inv = np.unique(np.concatenate([i, j]), return_inverse=True)
+            counts = None if lengths is None else _longest(inv, np.concatenate(lengths),
+                                                            docs.shape[0])
+            indptr, hashes = self.gather(docs, counts)
+            return indptr, hashes, inv[:m], inv[m:]
+        da, ia = np.unique(i, return_inverse=True)
+        db, ib = np.unique(j, return_inverse=True)
+        ca = None if lengths is None else _longest(ia, lengths[0], da.shape[0])
+        cb = None if lengths is None else _longest(ib, lengths[1], db.shape[0])
+        pa_, ha = self.gather(da, ca)
+        pb, hb = other.gather(db, cb)
         indptr = np.concatenate([pa_, pb[1:] + pa_[-1]])
-        return (indptr, np.concatenate([ha, hb]), np.searchsorted(da, i),
-                np.searchsorted(db, j) + da.shape[0])
+        return indptr, np.concatenate([ha, hb]), ia, ib + da.shape[0]
+
+    def prefixes_meet(self, i: np.ndarray, j: np.ndarray, threshold: float,
+                      other: ShingleStore | None = None) -> np.ndarray:
+        """Whether each pair ``(i, j)`` (``j`` of ``other``, if given) passes the prefix
+        filter of exact set-similarity joins (Chaudhuri et al. 2006): documents with
+        Jaccard ``>= threshold`` share at least ``alpha`` shingles (see
+        :func:`prefix_lengths`), so their ``n - alpha + 1`` smallest hashes meet. Only
+        those prefixes are read: a pair that fails is below the threshold, exactly."""
+        other = self if other is None else other
+        la, lb = prefix_lengths(self.n_features[i], other.n_features[j], threshold)
+        sims = np.empty(i.shape[0], dtype=np.float64)
+        for s in self._blocks(i, j, other, sizes=(la + lb + 2) * _ITEM):
+            indptr, hashes, li, lj = self._local(i[s], j[s], None if other is self else other,
+                                                 (la[s], lb[s]))
+            # J of the prefixes > 0 exactly when they share a hash
+            _jk.pair_similarities_above(indptr, hashes, li, lj, _ANY_SHARED, sims[s])
+        return sims > 0.0
 
     def similarities(self, i: np.ndarray, j: np.ndarray, threshold: float) -> np.ndarray:
         """Exact Jaccard similarity of each pair ``(i, j)``; pairs below ``threshold``
@@ -243,10 +270,14 @@ class ShingleStore:
             return self._across_parts(i, j, threshold, out)
         order = np.argsort(i, kind="stable")  # a block's pairs share documents
         i, j = i[order], j[order]
-        got = np.empty_like(out)
+        got = np.full(i.shape[0], -1.0)
+        meet = np.flatnonzero(self.prefixes_meet(i, j, threshold))  # most fail: read less
+        i, j = i[meet], j[meet]
+        sims = np.empty(meet.shape[0], dtype=np.float64)
         for s in self._blocks(i, j):
             indptr, hashes, li, lj = self._local(i[s], j[s])
-            _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, got[s])
+            _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, sims[s])
+        got[meet] = sims
         out[order] = got
         return out
 
@@ -261,6 +292,14 @@ class ShingleStore:
     def similarities_with(self, other: ShingleStore, i: np.ndarray, j: np.ndarray,
                           threshold: float) -> np.ndarray:
         """:meth:`similarities` of documents ``i`` of this store and ``j`` of ``other``."""
+        if not (self.spilled or other.spilled):
+            return self._similarities_with(other, i, j, threshold)
+        out = np.full(i.shape[0], -1.0)
+        meet = np.flatnonzero(self.prefixes_meet(i, j, threshold, other))  # read less
+        out[meet] = self._similarities_with(other, i[meet], j[meet], threshold)
+        return out
+
+    def _similarities_with(self, other: ShingleStore, i, j, threshold: float) -> np.ndarray:
         out = np.empty(i.shape[0], dtype=np.float64)
         for s in self._blocks(i, j, other):
             offs_a, hash_a, pi, ri = self._as_parts(i[s])
@@ -287,18 +326,12 @@ class ShingleStore:
     def at_least(self, i: np.ndarray, j: np.ndarray, todo: np.ndarray,
                  threshold: float) -> np.ndarray:
         """Whether each listed pair ``(i[todo], j[todo])`` reaches ``threshold``."""
-        ok = np.empty(todo.shape[0], dtype=np.bool_)
-        if not self.spilled and self.hashes is None:  # batches held apart
-            return self.similarities(i[todo], j[todo], threshold) >= threshold
-        for s in self._blocks(i[todo], j[todo]):
-            if self.spilled:
-                indptr, hashes, li, lj = self._local(i[todo[s]], j[todo[s]])
-                _jk.listed_at_least(indptr, hashes, li, lj, np.arange(li.shape[0]),
-                                    threshold, ok[s])
-            else:
-                _jk.listed_at_least(self.offsets, self.hashes, i, j, todo[s], threshold,
-                                    ok[s])
-        return ok
+        if not self.spilled:
+            if self.hashes is None:  # batches held apart
+                return self.similarities(i[todo], j[todo], threshold) >= threshold
+            ok = np.empty(todo.shape[0], dtype=np.bool_)
+            return _jk.listed_at_least(self.offsets, self.hashes, i, j, todo, threshold, ok)
+        return self.similarities(i[todo], j[todo], threshold) >= threshold
 
     # --- closing -------------------------------------------------------------------
     def close(self) -> None:
@@ -331,6 +364,37 @@ def open_spill(path: str):
     """The file the shingles spill to (a function of its own: tests stand in a full
     disk here)."""
     return open(path, "wb")  # noqa: SIM115 (closed by the store)
+
+
+_ANY_SHARED = 1e-12  # a Jaccard threshold that any shared hash passes
+
+
+def prefix_lengths(size_a: np.ndarray, size_b: np.ndarray,
+                   threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """The prefix lengths of :meth:`ShingleStore.prefixes_meet`: sets of ``size_a`` and
+    ``size_b`` (non-empty) with Jaccard ``>= t`` share ``alpha >= t (a + b) / (1 + t)``
+    elements, so their smallest ``a - alpha + 1`` and ``b - alpha + 1`` meet.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [x.tolist() for x in prefix_lengths(np.array([100, 10]), np.array([100, 8]), 0.7)]
+    [[18, 3], [18, 1]]
+    """
+    a = np.asarray(size_a, dtype=np.int64)
+    b = np.asarray(size_b, dtype=np.int64)
+    # a hair of slack makes alpha smaller, never larger: longer prefixes, still exact
+    alpha = np.ceil(threshold / (1.0 + threshold) * (a + b) * (1.0 - 1e-9)).astype(np.int64)
+    alpha = np.maximum(alpha, 1)
+    return np.clip(a - alpha + 1, 1, np.maximum(a, 1)), np.clip(b - alpha + 1, 1,
+                                                                np.maximum(b, 1))
+
+
+def _longest(inverse: np.ndarray, lengths: np.ndarray, n: int) -> np.ndarray:
+    """For each of ``n`` documents, the longest of the ``lengths`` its pairs need."""
+    out = np.zeros(n, dtype=np.int64)
+    np.maximum.at(out, inverse, lengths)
+    return out
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
