@@ -287,6 +287,18 @@ def keep_hits(nh, hits, e, rows, v0, v1, words, t, n_left, mw0, mw1, block_masks
     return c, wsum
 
 
+@njit(cache=True, nogil=True)
+def word_major(masks):
+    """The low and high words of the tables' key masks, each padded by ``PAD`` (the mask
+    rule of :func:`owner` tests eight tables a step)."""
+    mw0 = np.zeros(masks.shape[0] + PAD, dtype=np.uint64)
+    mw1 = np.zeros(masks.shape[0] + PAD, dtype=np.uint64)
+    for u in range(masks.shape[0]):
+        mw0[u] = masks[u, 0]
+        mw1[u] = masks[u, 1]
+    return mw0, mw1
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def search_dense(fps, n_left, tables, masks, mults, sort_bits, top_bits, block_masks, sels, k,
                  wa, wb, n_threads, cap, rows, fp, rows_t, fp_t, h_lo, h_hi):
@@ -309,11 +321,7 @@ def search_dense(fps, n_left, tables, masks, mults, sort_bits, top_bits, block_m
     start = np.full(n_w, -1, dtype=np.int64)
     low_bits = sort_bits - top_bits
     n_top = 1 << top_bits
-    mw0 = np.zeros(masks.shape[0] + PAD, dtype=np.uint64)  # word-major, padded: 8 a step
-    mw1 = np.zeros(masks.shape[0] + PAD, dtype=np.uint64)
-    for u in range(masks.shape[0]):
-        mw0[u] = masks[u, 0]
-        mw1[u] = masks[u, 1]
+    mw0, mw1 = word_major(masks)
     for th in prange(n_threads):
         used = 0
         full = False
@@ -385,11 +393,7 @@ def scan_groups(pos, budget, n_left, tables, masks, mults, sort_bits, top_bits, 
     work = np.zeros(lanes, dtype=np.int64)
     n_groups = bounds.shape[1] - 1
     low_bits = sort_bits - top_bits
-    mw0 = np.zeros(masks.shape[0] + PAD, dtype=np.uint64)  # word-major, padded: 8 a step
-    mw1 = np.zeros(masks.shape[0] + PAD, dtype=np.uint64)
-    for u in range(masks.shape[0]):
-        mw0[u] = masks[u, 0]
-        mw1[u] = masks[u, 1]
+    mw0, mw1 = word_major(masks)
     for th in prange(lanes):
         t = tables[th]
         hits = np.empty((HITS, 3), dtype=np.int64)
