@@ -14,6 +14,11 @@ from ...config import config
 from ..parallel import deferred_interrupt, threads
 from .layout import Layout, Work, sort_table, task_count
 
+# Totals of output pairs below which :func:`expand_pairs` and :func:`identical_rows`
+# expand with numpy (the same arrays, in the same order): a small first call on a cold
+# cache compiles no parallel kernel for them (not a config key: config.py is shared).
+NUMPY_EXPAND_PAIRS = 2**16
+
 # --- identical fingerprints -------------------------------------------------------------
 
 
@@ -143,11 +148,13 @@ def expand_pairs(u, v, d, ga: Groups, gb: Groups, self_join: bool):
     sizes = ca * cb
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     total = int(offsets[-1])
+    pa = group_csr(ga)
+    pb = group_csr(gb)
+    if total < NUMPY_EXPAND_PAIRS:
+        return _expand_pairs_numpy(u, v, d, pa, pb, cb, sizes, self_join)
     out_i = np.empty(total, dtype=np.int64)
     out_j = np.empty(total, dtype=np.int64)
     out_d = np.empty(total, dtype=np.uint8)
-    pa = group_csr(ga)
-    pb = group_csr(gb)
     with deferred_interrupt():  # see deferred_interrupt: a kernel call must finish
         _tk.expand_pairs(u, v, d, *pa, *pb, offsets[:-1], self_join, out_i, out_j, out_d)
     return out_i, out_j, out_d
@@ -167,7 +174,36 @@ def identical_rows(g: Groups):
     c = g.counts[big]
     offsets = np.concatenate(([0], np.cumsum(c * (c - 1) // 2))).astype(np.int64)
     total = int(offsets[-1])
+    if total < NUMPY_EXPAND_PAIRS:
+        return _expand_groups_numpy(big, g.ptr, g.rows, c, total)
     out = (np.empty(total, np.int64), np.empty(total, np.int64), np.empty(total, np.uint8))
     with deferred_interrupt():  # see deferred_interrupt: a kernel call must finish
         _tk.expand_groups(big, g.ptr, g.rows, offsets[:-1], *out)
     return out
+
+
+def _segments(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Segments of ``sizes`` laid end to end: each slot's segment and place in it."""
+    sizes = sizes.astype(np.int64, copy=False)
+    p = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    return p, np.arange(p.shape[0], dtype=np.int64) - (np.cumsum(sizes) - sizes)[p]
+
+
+def _expand_pairs_numpy(u, v, d, pa, pb, cb, sizes, self_join: bool):
+    """``_tk.expand_pairs`` with numpy: for each pair ``p`` of groups, rows of group
+    ``u[p]`` (outer) x rows of group ``v[p]`` (inner); ``i < j`` when ``self_join``."""
+    p, w = _segments(sizes)
+    a = pa[1][pa[0][u[p]] + w // cb[p]]
+    b = pb[1][pb[0][v[p]] + w % cb[p]]
+    if self_join:
+        a, b = np.minimum(a, b), np.maximum(a, b)
+    return a.astype(np.int64, copy=False), b.astype(np.int64, copy=False), d[p].astype(np.uint8)
+
+
+def _expand_groups_numpy(big, ptr, rows, c, total: int):
+    """``_tk.expand_groups`` with numpy: the pairs ``x < y`` of places in each group,
+    ``x`` (outer) then ``y`` ascending, as rows; distance 0."""
+    g, k = _segments(c)
+    x = ptr[big[g]] + k  # each place, followed by c - k - 1 partners in its group
+    q, m = _segments(c[g] - k - 1)
+    return rows[x[q]], rows[x[q] + 1 + m], np.zeros(total, dtype=np.uint8)
