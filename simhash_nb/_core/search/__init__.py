@@ -8,10 +8,11 @@ table's key (the chosen blocks) are its candidates, verified with popcount.
 
 Modules, bottom up: ``layout`` (blocks, keys, sort), ``design`` (cost model),
 ``groups`` (identical fingerprints), ``families`` (pigeonhole and sampled key
-masks, and their recall), ``dense`` (tables whose entries carry the fingerprint),
-``collector``, ``engine`` (the internal API that ``index``, ``clusters`` and
-``distributed`` use), ``options`` (validated options, the cost warning), ``api``
-(the public functions).
+masks, and their recall), ``pace`` (work slices sized by time, so Ctrl-C is answered
+between kernel calls), ``dense`` (tables whose entries carry the fingerprint), ``cross``
+(new rows against stored ones), ``collector``, ``engine`` (the internal API that
+``index``, ``clusters`` and ``distributed`` use), ``options`` (validated options, the
+cost warning), ``api`` (the public functions).
 """
 
 from .api import near_duplicates
