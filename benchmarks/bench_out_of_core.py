@@ -301,7 +301,9 @@ def run_size(n: int, args, peers: list[str], support) -> dict:
                                    if incr_ok else {"status": f"unavailable: {why}"})
         _say("incremental", runs["incremental"])
         for name in peers:
-            if name == "datatrove" and n > args.datatrove_max_n:
+            if n > args.peers_max_n:
+                runs[name] = {"status": f"skipped: above --peers-max-n {args.peers_max_n:,}"}
+            elif name == "datatrove" and n > args.datatrove_max_n:
                 runs[name] = {"status": f"skipped: above --datatrove-max-n "
                                         f"{args.datatrove_max_n:,} (its run grows about "
                                         "linearly with the documents)"}
@@ -365,6 +367,8 @@ def main(argv=None) -> dict | None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--datatrove-max-n", type=int, default=500_000,
                     help="run datatrove only up to this size (it takes minutes per 100k)")
+    ap.add_argument("--peers-max-n", type=int, default=10**12,
+                    help="run the peers only up to this size")
     ap.add_argument("--in-memory-max-n", type=int, default=2_000_000,
                     help="run the in-memory path only up to this size")
     ap.add_argument("--incremental-max-n", type=int, default=2_000_000,
