@@ -611,3 +611,16 @@ def test_prefix_filter_keeps_pairs_at_the_threshold_sharing_only_their_largest_h
             exp = np.array([w for w, p in zip(want, pairs) if p[2] == t])
             np.testing.assert_allclose(got, exp)
     assert len(pairs) > 900
+
+
+def test_a_store_query_shows_the_search_against_stored_rows(corpus, tmp_path, capsys):
+    """With progress=True, the scan of the stored rows (the long part of a query) has
+    its bar, counting the tables of the cross design."""
+    store = sh.CorpusStore.create(tmp_path / "store", **WORD3)
+    store.query(corpus.iloc[:1500], 0.7, id_column="id", add=True)
+    capsys.readouterr()
+    store.query(corpus.iloc[1500:], 0.7, id_column="id", progress=True)
+    bars = [line for line in capsys.readouterr().err.replace("\r", "\n").splitlines()
+            if line.startswith("searching") and "100%" in line]
+    assert len(bars) == 2  # the new rows' self-join, then the stored rows' scan
+    assert all("table" in bar for bar in bars)

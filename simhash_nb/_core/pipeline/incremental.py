@@ -118,9 +118,10 @@ def _waves(stored: Stored, new_words: np.ndarray, threshold: float, recall: floa
             cross = cross_design(stored.n, new_words.shape[0], threshold,
                                  64 * new_words.shape[1], recall, k=k)
             family = design_family(cross, k, random_state)
-            for wave in cross_waves(new_words, stored.words, family, k,
-                                    memory_bytes=opts.memory_bytes):
-                yield True, wave
+            with opts.bar(cross) as bar:  # the stored rows' scan: the long part
+                for wave in cross_waves(new_words, stored.words, family, k, progress=bar,
+                                        memory_bytes=opts.memory_bytes):
+                    yield True, wave
 
 
 def _count(kept: int, part, limit: int, threshold: float) -> int:
