@@ -233,6 +233,14 @@ def test_progress_bar_over_the_candidate_tables(capsys):
     got = sh.near_duplicate_texts(texts, 0.7, tokenizer="word", ngram=3, progress=True)
     err = capsys.readouterr().err
     assert "searching" in err and "table" in err
+    # the shingling has its bar too, moving in steps, to all the texts
+    steps = [line for line in err.replace("\r", "\n").splitlines()
+             if line.startswith("shingling")]
+    assert len(steps) >= 5 and f"{len(texts)}/{len(texts)}" in steps[-1]
     assert len(got) == 50
-    sh.cluster_texts(texts, 0.7, tokenizer="word", ngram=3, progress=False)
-    assert "searching" not in capsys.readouterr().err
+    labels = sh.cluster_texts(texts, 0.7, tokenizer="word", ngram=3, progress=True)
+    assert "shingling" in capsys.readouterr().err
+    quiet = sh.cluster_texts(texts, 0.7, tokenizer="word", ngram=3, progress=False)
+    err = capsys.readouterr().err
+    assert "searching" not in err and "shingling" not in err
+    assert (labels == quiet).all()  # the same result in twenty batches as in one

@@ -13,7 +13,9 @@ returned and precision does not decay with the corpus size.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import sys
 from typing import Literal
 
 import numpy as np
@@ -205,7 +207,9 @@ def near_duplicate_texts(
     # the signature stays explicit (help(), editors, errors on a misspelt keyword);
     # its values travel on as one record
     run = _Run.make(**locals())
-    got = verified_pairs(*run.arguments(), **run.options)
+    with run.shingling_bar() as on_batch:
+        got = verified_pairs(*run.arguments(on_batch is not None), **run.options,
+                             on_batch=on_batch)
     return SimilarPairs(got.i, got.j, got.jaccard, got.distance, got.n, run.threshold,
                         run.recall, got.k, bits)
 
@@ -278,7 +282,9 @@ def dedupe_texts(  # the parameters of near_duplicate_texts, and keep
 
 def _labels(run: _Run) -> np.ndarray:
     """:func:`cluster_texts` of a checked run."""
-    labels, _ = verified_labels(*run.arguments(), **run.options)
+    with run.shingling_bar() as on_batch:
+        labels, _ = verified_labels(*run.arguments(on_batch is not None), **run.options,
+                                    on_batch=on_batch)
     return labels
 
 
@@ -316,22 +322,44 @@ class _Run:
         return cls(texts, threshold, recall, shingler, MemoryBudget.make(memory_limit),
                    options)
 
-    def arguments(self) -> tuple:
-        """The runner's positional arguments: batches, shingler, threshold, recall, budget."""
-        return self.batches(), self.shingler, self.threshold, self.recall, self.budget
+    def arguments(self, split: bool = False) -> tuple:
+        """The runner's positional arguments: batches, shingler, threshold, recall, budget
+        (``split``: in twenty batches at least, for a progress bar)."""
+        return self.batches(split), self.shingler, self.threshold, self.recall, self.budget
 
-    def batches(self):
+    @contextlib.contextmanager
+    def shingling_bar(self):
+        """A progress bar over the texts shingled (the first stage; the search has its
+        own), yielding its ``on_batch`` callback, or None when not shown: shown with
+        ``progress=True``, or from ``BAR_TEXTS`` texts on when stderr is a terminal."""
+        progress = self.options["progress"]
+        n = len(self.texts) if hasattr(self.texts, "__len__") else 0
+        show = progress if progress is not None else (n >= BAR_TEXTS and sys.stderr.isatty())
+        if not show:
+            yield None
+            return
+        from tqdm.auto import tqdm  # optional display: only when a bar is shown
+
+        with tqdm(total=n, unit="text", desc="shingling") as bar:
+            yield lambda valid: bar.update(int(valid.shape[0]))
+
+    def batches(self, split: bool = False):
         """Slices of the texts of about ``budget.batch_text_bytes`` each."""
         texts = self.texts
         if isinstance(texts, str) or not hasattr(texts, "__len__"):
             raise TypeError(f"texts must be a sequence of str, got {type(texts).__name__}")
         n = len(texts)
         step = max(1, int(self.budget.batch_text_bytes // _mean_bytes(texts)))
+        if split:  # a bar that moves: twenty steps at least
+            step = min(step, max(1, -(-n // 20)))
         if step >= n:
             yield texts
             return
         for lo in range(0, n, step):
             yield texts[lo:lo + step]
+
+
+BAR_TEXTS = 200_000  # texts from which the shingling takes seconds: a bar on a terminal
 
 
 def _mean_bytes(texts, sample: int = 2000) -> float:
