@@ -6,13 +6,18 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from numba import njit, prange
 
 import simhash_nb as sh
+from simhash_nb._core.features import binary_features
 from simhash_nb._core.fingerprint import features_and_fingerprints
+from simhash_nb._core.parallel import balanced_chunks, threads
 from simhash_nb._core.text import text_buffers
+from simhash_nb._core.tokenizers import kernel_classes
 from simhash_nb._core.unicode import word_classes
+from simhash_nb._kernels import bitsums
 from simhash_nb._kernels.bitsums import occurrences, sorted_distinct
-from simhash_nb._kernels.shingles import MODE_CHAR, MODE_WORD
+from simhash_nb._kernels.shingles import MODE_CHAR, MODE_WORD, doc_hashes
 from tests import naive
 
 # Letters, digits, punctuation, runs of spaces, CJK, kana, combining marks, emoji.
@@ -127,3 +132,88 @@ def test_features_do_not_hold_the_kernels_buffer_of_repeats():
     fb = sh.features(texts, weights="binary")
     assert fb.hashes.flags.owndata  # a copy: the kernel's buffer of ~3,000 slots a text is freed
     assert fb.hashes.shape[0] == fb.indptr[-1] == 50 * (2 + 7)
+
+
+# The parallel kernel binary_features used before it ran serial chunk kernels on threads
+# (compiled here without parallel=True: prange is then range, and chunks are disjoint).
+@njit(cache=False)
+def _old_binary_features_fingerprints(data, offsets, chunks, n, seed, classes, words):
+    ndocs = offsets.shape[0] - 1
+    nchunks = chunks.shape[0] - 1
+    seed = np.uint64(seed)
+    region = np.zeros(nchunks + 1, dtype=np.int64)
+    for c in prange(nchunks):
+        total = 0
+        for i in range(chunks[c], chunks[c + 1]):
+            total += occurrences(data, offsets[i], offsets[i + 1], n, classes)
+        region[c + 1] = total
+    for c in range(nchunks):
+        region[c + 1] += region[c]
+    buf = np.empty(region[nchunks], dtype=np.uint64)
+    out = np.zeros((ndocs, words), dtype=np.uint64)
+    nfeat = np.zeros(ndocs, dtype=np.int64)
+    for c in prange(nchunks):
+        lo = chunks[c]
+        hi = chunks[c + 1]
+        hashes, wstart, wend, gram, table, stamps = bitsums._scratch(offsets, lo, hi, n, True)
+        pos = region[c]
+        for i in range(lo, hi):
+            m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,
+                           wstart, wend, gram, hashes)
+            k = sorted_distinct(hashes, m, table, stamps, i + 1)
+            nfeat[i] = k
+            bitsums.unit_fingerprint(hashes, 0, k, words, out[i])
+            for t in range(k):
+                buf[pos + t] = hashes[t]
+            pos += k
+    indptr = np.zeros(ndocs + 1, dtype=np.int64)
+    for i in range(ndocs):
+        indptr[i + 1] = indptr[i] + nfeat[i]
+    for c in range(nchunks):
+        src = region[c]
+        dst = indptr[chunks[c]]
+        for t in range(indptr[chunks[c + 1]] - dst):
+            buf[dst + t] = buf[src + t]
+    return buf, indptr, out
+
+
+missing_st = st.one_of(st.text(alphabet=ALPHABET, max_size=200), st.none(),
+                       st.just(float("nan")), st.just(""))
+
+
+@pytest.mark.parametrize("tokenizer", ["char", "word"])
+@given(texts=st.lists(missing_st, max_size=40), n=st.integers(1, 5), bits=st.sampled_from(
+    [0, 64, 128]), n_jobs=st.sampled_from([1, 2]), normalize=st.sampled_from(
+    [None, (), ("lower",), ("nfkc", "punct")]))
+def test_chunk_kernels_on_threads_equal_the_parallel_kernel(texts, n, bits, n_jobs,
+                                                            normalize, tokenizer):
+    spec = sh.FingerprintSpec(tokenizer=tokenizer, ngram=n, normalize=normalize)
+    fb, fps, valid = binary_features(texts, spec, bits, n_jobs)
+    with threads(n_jobs) as n_threads:
+        buf = text_buffers(texts, spec.normalize, n_threads)
+        old, indptr, old_fps = _old_binary_features_fingerprints(
+            buf.data, buf.offsets, balanced_chunks(buf.offsets), n, np.uint64(spec.seed),
+            kernel_classes(spec), bits // 64)
+    assert fb.indptr.dtype == indptr.dtype and np.array_equal(fb.indptr, indptr)
+    assert fb.hashes.dtype == old.dtype and np.array_equal(fb.hashes, old[:indptr[-1]])
+    assert fps.dtype == old_fps.dtype and fps.shape == old_fps.shape
+    assert np.array_equal(fps, old_fps) and np.array_equal(valid, buf.valid)
+
+
+def test_chunk_kernels_on_threads_equal_the_parallel_kernel_at_scale():
+    rng = np.random.default_rng(2)
+    vocab = np.array([f"w{i}" for i in range(500)] + ["中国", "é😀", ""])
+    texts = [" ".join(rng.choice(vocab, rng.integers(0, 400))) for _ in range(3000)]
+    texts[5] = None
+    for tokenizer, n, bits in (("word", 3, 128), ("char", 4, 64)):
+        spec = sh.FingerprintSpec(tokenizer=tokenizer, ngram=n)
+        for n_jobs in (1, 2):
+            fb, fps, _ = binary_features(texts, spec, bits, n_jobs)
+            with threads(n_jobs):
+                buf = text_buffers(texts, spec.normalize, n_jobs)
+                old, indptr, old_fps = _old_binary_features_fingerprints(
+                    buf.data, buf.offsets, balanced_chunks(buf.offsets), n,
+                    np.uint64(spec.seed), kernel_classes(spec), bits // 64)
+            assert np.array_equal(fb.indptr, indptr)
+            assert np.array_equal(fb.hashes, old[:indptr[-1]])
+            assert np.array_equal(fps, old_fps)

@@ -12,7 +12,7 @@ from .batch import FeatureBatch
 from .idf import IdfTable, apply_idf
 from .parallel import balanced_chunks, deferred_interrupt, threads
 from .spec import FingerprintSpec
-from .text import text_buffers
+from .text import over_chunks, text_buffers
 from .tokenizers import MODES, kernel_classes, prepare
 
 __all__ = ["FeatureBatch", "features", "fit_idf"]
@@ -54,15 +54,48 @@ def binary_features(texts, spec: FingerprintSpec, bits: int, n_jobs: int | None 
     with threads(n_jobs) as n_threads, deferred_interrupt():
         buf = text_buffers(texts, spec.normalize, n_threads)
         check_document_sizes(buf.offsets)
-        buffer, indptr, fps = _bk.binary_features_fingerprints(
-            buf.data, buf.offsets, balanced_chunks(buf.offsets), spec.ngram,
-            np.uint64(spec.seed), kernel_classes(spec), bits // 64)
+        buffer, indptr, fps = _binary_kernels(buf, spec, bits // 64, n_threads)
     hashes = buffer[:indptr[-1]]
     if buffer.shape[0] > 1.5 * hashes.shape[0] + 1024:
         hashes = hashes.copy()  # the buffer is mostly within-document repeats: release it
     nnz = hashes.shape[0]
     weights = np.broadcast_to(np.float64(1.0), (nnz,)) if shared_weights else np.ones(nnz)
     return FeatureBatch(indptr, hashes, weights), fps, buf.valid
+
+
+def _binary_kernels(buf, spec: FingerprintSpec, words: int, n_threads: int):
+    """The binary features kernels on ``n_threads`` threads: ``(buffer uint64[>= nnz],
+    indptr int64[ndocs + 1], fingerprints uint64[ndocs, words])``.
+
+    A counting pass (no hashing) sizes each chunk's region of the buffer by its feature
+    occurrences; chunks write their documents' distinct hashes there, and the regions
+    are then moved together, left, in order. The buffer's unused tail (past
+    ``nnz = indptr[-1]``) is the within-document repeats.
+    """
+    chunks = balanced_chunks(buf.offsets)
+    n_chunks, ndocs = chunks.shape[0] - 1, buf.offsets.shape[0] - 1
+    text = (buf.data, buf.offsets, chunks)
+    classes = kernel_classes(spec)
+    region = np.zeros(n_chunks + 1, dtype=np.int64)
+    over_chunks(lambda c0, c1: _bk.chunk_occurrences(*text, c0, c1, spec.ngram, classes,
+                                                     region), n_chunks, n_threads)
+    np.cumsum(region, out=region)
+    buffer = np.empty(region[-1], dtype=np.uint64)
+    fps = np.zeros((ndocs, words), dtype=np.uint64)
+    nfeat = np.zeros(ndocs, dtype=np.int64)
+    args = (spec.ngram, np.uint64(spec.seed), classes, region, buffer, fps, nfeat)
+    fitted = []
+    over_chunks(lambda c0, c1: fitted.append(_bk.binary_features_fingerprints(
+        *text, c0, c1, *args)), n_chunks, n_threads)
+    if not all(fitted):
+        raise AssertionError("binary_features_fingerprints: occurrences() undercounted")
+    indptr = np.zeros(ndocs + 1, dtype=np.int64)
+    np.cumsum(nfeat, out=indptr[1:])
+    for c in range(n_chunks):  # destinations never pass their sources: left, in order
+        src, dst, end = int(region[c]), int(indptr[chunks[c]]), int(indptr[chunks[c + 1]])
+        if src != dst:
+            buffer[dst:end] = buffer[src:src + end - dst]
+    return buffer, indptr, fps
 
 
 def check_document_sizes(offsets: np.ndarray, start: int = 0) -> None:

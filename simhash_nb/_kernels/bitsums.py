@@ -297,35 +297,37 @@ def occurrences(data, start, end, n, classes):
     return 1 if units < n else units - n + 1
 
 
-@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
-def binary_features_fingerprints(data, offsets, chunks, n, seed, classes, words):
-    """Binary-weight CSR features and unit-weight fingerprints in one tokenising pass.
-
-    Returns ``(buffer uint64[>= nnz], indptr int64[ndocs + 1], fingerprints uint64[ndocs,
-    words])``: ``buffer[:nnz]`` holds each document's distinct feature hashes in
-    increasing order (those of :func:`features_texts`), and each fingerprint is
-    that of its features (as :func:`fingerprint_csr` with weights 1). A counting pass (no
-    hashing) sizes each chunk's region of the buffer by its occurrences; chunks write
-    their documents' distinct hashes there, and the regions are then moved together,
-    left, in order.
-    The buffer's unused tail (past ``nnz = indptr[-1]``) is the within-document repeats.
-    """
-    ndocs = offsets.shape[0] - 1
-    nchunks = chunks.shape[0] - 1
-    seed = np.uint64(seed)
-    region = np.zeros(nchunks + 1, dtype=np.int64)
-    for c in prange(nchunks):
+@njit(cache=True, nogil=True)
+def chunk_occurrences(data, offsets, chunks, c0, c1, n, classes, totals):
+    """Feature occurrences (:func:`occurrences`, no hashing) of the documents of each
+    chunk ``c`` of ``c0..c1-1``, into ``totals[c + 1]``: they size the regions of
+    :func:`binary_features_fingerprints`. Serial, as :func:`fingerprint_chunks`."""
+    for c in range(c0, c1):
         total = 0
         for i in range(chunks[c], chunks[c + 1]):
             total += occurrences(data, offsets[i], offsets[i + 1], n, classes)
-        region[c + 1] = total
-    for c in range(nchunks):
-        region[c + 1] += region[c]
-    buf = np.empty(region[nchunks], dtype=np.uint64)
-    out = np.zeros((ndocs, words), dtype=np.uint64)
-    nfeat = np.zeros(ndocs, dtype=np.int64)
-    overflow = np.zeros(max(nchunks, 1), dtype=np.bool_)
-    for c in prange(nchunks):
+        totals[c + 1] = total
+
+
+@njit(cache=True, nogil=True)
+def binary_features_fingerprints(data, offsets, chunks, c0, c1, n, seed, classes, region,
+                                 buf, out, nfeat):
+    """Binary-weight features and unit-weight fingerprints of the documents of chunks
+    ``c0..c1-1``, in one tokenising pass.
+
+    Chunk ``c`` writes its documents' distinct feature hashes, each document's in
+    increasing order (those of :func:`features_texts`), one document after the other
+    from ``buf[region[c]]``; their counts to ``nfeat`` (int64[ndocs]) and each one's
+    fingerprint (as :func:`fingerprint_csr` with weights 1) to its row of ``out``
+    (uint64[ndocs, words]). ``region[c + 1] - region[c]`` is the chunk's room: its
+    feature occurrences (:func:`chunk_occurrences`). Returns False if a chunk would
+    write past its room (never: it has one slot an occurrence). Serial: callers run
+    disjoint chunk ranges on threads (it releases the GIL), so a first call compiles no
+    parallel kernel.
+    """
+    seed = np.uint64(seed)
+    words = out.shape[1]
+    for c in range(c0, c1):
         lo = chunks[c]
         hi = chunks[c + 1]
         hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, True)
@@ -335,21 +337,10 @@ def binary_features_fingerprints(data, offsets, chunks, n, seed, classes, words)
                            wstart, wend, gram, hashes)
             k = sorted_distinct(hashes, m, table, stamps, i + 1)
             if pos + k > region[c + 1]:  # occurrences() undercounted: never write past
-                overflow[c] = True
-                break
+                return False
             nfeat[i] = k
             unit_fingerprint(hashes, 0, k, words, out[i])
             for t in range(k):  # a loop: a slice copy compiles its shape-error message
                 buf[pos + t] = hashes[t]
             pos += k
-    if overflow.any():
-        raise AssertionError("binary_features_fingerprints: occurrences() undercounted")
-    indptr = np.zeros(ndocs + 1, dtype=np.int64)
-    for i in range(ndocs):
-        indptr[i + 1] = indptr[i] + nfeat[i]
-    for c in range(nchunks):  # destinations never pass their sources: copy forwards
-        src = region[c]
-        dst = indptr[chunks[c]]
-        for t in range(indptr[chunks[c + 1]] - dst):
-            buf[dst + t] = buf[src + t]
-    return buf, indptr, out
+    return True
