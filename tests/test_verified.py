@@ -236,7 +236,7 @@ def test_progress_bar_over_the_candidate_tables(capsys):
     # the shingling has its bar too, moving in steps, to all the texts
     steps = [line for line in err.replace("\r", "\n").splitlines()
              if line.startswith("shingling")]
-    assert len(steps) >= 5 and f"{len(texts)}/{len(texts)}" in steps[-1]
+    assert len(steps) >= 20 and f"{len(texts)}/{len(texts)}" in steps[-1]
     assert len(got) == 50
     labels = sh.cluster_texts(texts, 0.7, tokenizer="word", ngram=3, progress=True)
     assert "shingling" in capsys.readouterr().err

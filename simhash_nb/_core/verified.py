@@ -340,7 +340,8 @@ class _Run:
             return
         from tqdm.auto import tqdm  # optional display: only when a bar is shown
 
-        with tqdm(total=n, unit="text", desc="shingling") as bar:
+        # a refresh a batch (twenty or so): the bar moves however fast they go
+        with tqdm(total=n, unit="text", desc="shingling", mininterval=0, miniters=1) as bar:
             yield lambda valid: bar.update(int(valid.shape[0]))
 
     def batches(self, split: bool = False):
