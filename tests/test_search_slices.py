@@ -24,7 +24,7 @@ def _small_calls(monkeypatch, rows_a_call):
     monkeypatch.setattr(dense, "SLICE_SECONDS", 1e-9)  # one table a lane, every wave
     budget = rows_a_call * dense._dk.ROW_WORK
     monkeypatch.setattr(dense._Search, "paced",
-                        lambda self, work, seconds: setattr(self, "budget", budget))
+                        lambda self, work, seconds: setattr(self.pace, "size", budget))
 
     class Fixed:
         def __init__(self, first, seconds):

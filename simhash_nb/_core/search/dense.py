@@ -14,6 +14,7 @@ from ...config import config
 from ..parallel import SLICE_SECONDS, deferred_interrupt
 from .collector import Collector
 from .families import TableFamily
+from .pace import Pace
 
 _HIST = 1 << 11  # radix digits of at most 11 bits: sort keys of at most 22 bits
 
@@ -158,7 +159,7 @@ class _Search:
         self.work = DenseWork(fps.shape[0], fps.shape[1], lanes)
         self.n_groups = 1 << self.top_bits
         self.bounds = np.empty((lanes, self.n_groups + 1), dtype=np.int64)
-        self.budget = max(1, fps.shape[0] * _dk.ROW_WORK // 32)  # work a lane a call
+        self.pace = Pace(max(1, fps.shape[0] * _dk.ROW_WORK // 32))  # work a lane a call
         self.density = 0.0  # most pairs a lane found per unit of work, so far
 
     def partition(self, tables) -> None:
@@ -175,11 +176,14 @@ class _Search:
                                    self.wa, self.wb, room, w.kr, w.fp, w.kr_tmp, w.fp_tmp, w.h_lo,
                                    self.bounds)
 
+    @property
+    def budget(self) -> int:
+        """Work a lane does a call (a row counts ``ROW_WORK``, a candidate 1)."""
+        return self.pace.size
+
     def paced(self, work: int, seconds: float) -> None:
-        """The next call's budget, from the work a lane did in ``seconds``: about
-        ``SLICE_SECONDS`` of it, at most four times this one."""
-        fit = work * SLICE_SECONDS / max(seconds, 1e-6)
-        self.budget = int(max(1, min(4 * self.budget, fit)))
+        """The next call's budget, from the work a lane did in ``seconds``."""
+        self.pace.record(work, seconds)
 
 
 def _sliced_wave(s: _Search, tables, cap: int, got: Collector):

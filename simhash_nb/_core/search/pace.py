@@ -38,6 +38,11 @@ class Pace:
             yield lo, hi
             took = time.perf_counter() - start
             if 2 * (hi - lo) >= min(self.size, n):  # a short tail says little of the rate
-                fit = (hi - lo) * self.seconds / max(took, 1e-6)
-                self.size = int(max(1, min(4 * self.size, fit)))
+                self.record(hi - lo, took)
             lo = hi
+
+    def record(self, done: int, took: float) -> None:
+        """Size the next call from ``done`` units of work that took ``took`` seconds:
+        about ``seconds`` of it, at most four times the present size."""
+        fit = done * self.seconds / max(took, 1e-6)
+        self.size = int(max(1, min(4 * self.size, fit)))
