@@ -154,9 +154,10 @@ class MemoryBudget:
     @property
     def reserve(self) -> int:
         """Kept apart for what the run loads and makes besides its arrays (libraries
-        imported on first use, Python objects, allocator slack): an eighth of the
-        limit, at least 32 MB."""
-        return max(self.limit // 8, 32 << 20)
+        imported on first use, Python objects, allocator slack): an eighth of what the
+        limit leaves beyond the process's own start, at least 32 MB (the slack grows
+        with what the run allocates, not with what the process held before it)."""
+        return max((self.limit - self.base) // 8, 32 << 20)
 
     @property
     def free(self) -> int:
