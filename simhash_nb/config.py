@@ -123,6 +123,17 @@ _DEFAULTS: dict[str, Any] = {
     # progress=None shows a bar on jieba/callable batches of at least this many characters
     # (in a terminal or notebook).
     "progress_min_chars": 5_000_000,
+    # --- progress bars of other long calls (progress=None, in a terminal or notebook;
+    # see _core/progress.py), each from about 2 s on the reference machine ---
+    # texts of sh.fingerprint / sh.features with the built-in tokenizers (~4 us a text);
+    "progress_min_texts": 500_000,
+    # distinct shingles of jaccard_pairs' documents (MinHash, verification; ~0.5 us each);
+    "progress_min_shingles": 4_000_000,
+    # query rows times tables of SimhashIndex.query (~0.5-2 us each);
+    "progress_min_probes": 1_000_000,
+    # pairs threshold_table counts at every distance (~10 ns each: past the default
+    # evaluate_max_brute_pairs, so a bar there is shown only when asked).
+    "progress_min_pairs": 200_000_000,
 }
 
 config: dict[str, Any] = dict(_DEFAULTS)

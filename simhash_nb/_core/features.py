@@ -7,10 +7,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._kernels import bitsums as _bk
+from ..config import config
 from . import jieba as jf
 from .batch import FeatureBatch
 from .idf import IdfTable, apply_idf
 from .parallel import balanced_chunks, deferred_interrupt, threads
+from .progress import chunk_steps, progress_bar, show_progress
 from .spec import FingerprintSpec
 from .text import over_chunks, text_buffers
 from .tokenizers import MODES, kernel_classes, prepare
@@ -19,15 +21,20 @@ __all__ = ["FeatureBatch", "features", "fit_idf"]
 
 
 def text_features(texts, spec: FingerprintSpec, n_jobs: int | None = None,
-                  return_valid: bool = False):
+                  return_valid: bool = False, progress: bool | None = None):
     """Built-in char/word shingles of ``texts`` as a FeatureBatch (distinct sorted hashes).
 
-    With ``return_valid`` also the validity mask (False for missing texts).
+    With ``return_valid`` also the validity mask (False for missing texts). ``progress``
+    as in :func:`simhash_nb.features` (a bar over the texts; with weights other than
+    binary it moves once, when the one parallel pass ends).
     """
     if spec.weights == "binary":  # one hashing pass (the fused kernel, no fingerprints)
-        fb, _, valid = binary_features(texts, spec, 0, n_jobs)
+        fb, _, valid = binary_features(texts, spec, 0, n_jobs, progress=progress)
         return (fb, valid) if return_valid else fb
-    with threads(n_jobs) as n_threads, deferred_interrupt():
+    n = len(texts) if hasattr(texts, "__len__") else None
+    show = show_progress(progress, n or 0, config["progress_min_texts"])
+    with threads(n_jobs) as n_threads, deferred_interrupt(), progress_bar(
+            show, n, desc="shingling", unit="text", unit_scale=True) as advance:
         buf = text_buffers(texts, spec.normalize, n_threads)
         chunks = balanced_chunks(buf.offsets)
         args = (buf.data, buf.offsets, chunks, spec.ngram, np.uint64(spec.seed),
@@ -36,12 +43,14 @@ def text_features(texts, spec: FingerprintSpec, n_jobs: int | None = None,
         counts[~buf.valid] = 0
         indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
         hashes, weights = _bk.features_texts(*args, indptr)
+        if advance is not None:
+            advance(len(buf))
     fb = FeatureBatch(indptr, hashes, weights)
     return (fb, buf.valid) if return_valid else fb
 
 
 def binary_features(texts, spec: FingerprintSpec, bits: int, n_jobs: int | None = None, *,
-                    shared_weights: bool = False):
+                    shared_weights: bool = False, progress: bool | None = None):
     """Binary-weight shingles of ``texts`` and their ``bits``-wide fingerprints, in one pass.
 
     Returns ``(FeatureBatch, uint64[n, bits // 64], validity)``: the batch
@@ -49,12 +58,18 @@ def binary_features(texts, spec: FingerprintSpec, bits: int, n_jobs: int | None 
     :func:`simhash_nb.fingerprint_features` gives of it, bit for bit, from one
     tokenising pass (built-in tokenizers only); ``bits=0`` computes no fingerprints.
     ``shared_weights``: the weights are one read-only 1.0 seen by every feature (no
-    memory; for callers that read only the hashes).
+    memory; for callers that read only the hashes). ``progress`` as in
+    :func:`simhash_nb.features`: a bar over the texts, advanced as the chunks of the
+    hashing pass finish.
     """
-    with threads(n_jobs) as n_threads, deferred_interrupt():
+    n = len(texts) if hasattr(texts, "__len__") else None
+    show = show_progress(progress, n or 0, config["progress_min_texts"])
+    desc = "fingerprinting" if bits else "shingling"
+    with threads(n_jobs) as n_threads, deferred_interrupt(), progress_bar(
+            show, n, desc=desc, unit="text", unit_scale=True) as advance:
         buf = text_buffers(texts, spec.normalize, n_threads)
         check_document_sizes(buf.offsets)
-        buffer, indptr, fps = _binary_kernels(buf, spec, bits // 64, n_threads)
+        buffer, indptr, fps = _binary_kernels(buf, spec, bits // 64, n_threads, advance)
     hashes = buffer[:indptr[-1]]
     if buffer.shape[0] > 1.5 * hashes.shape[0] + 1024:
         hashes = hashes.copy()  # the buffer is mostly within-document repeats: release it
@@ -63,14 +78,15 @@ def binary_features(texts, spec: FingerprintSpec, bits: int, n_jobs: int | None 
     return FeatureBatch(indptr, hashes, weights), fps, buf.valid
 
 
-def _binary_kernels(buf, spec: FingerprintSpec, words: int, n_threads: int):
+def _binary_kernels(buf, spec: FingerprintSpec, words: int, n_threads: int, advance=None):
     """The binary features kernels on ``n_threads`` threads: ``(buffer uint64[>= nnz],
     indptr int64[ndocs + 1], fingerprints uint64[ndocs, words])``.
 
     A counting pass (no hashing) sizes each chunk's region of the buffer by its feature
     occurrences; chunks write their documents' distinct hashes there, and the regions
     are then moved together, left, in order. The buffer's unused tail (past
-    ``nnz = indptr[-1]``) is the within-document repeats.
+    ``nnz = indptr[-1]``) is the within-document repeats. ``advance(texts)`` (a progress
+    bar's update) as the chunks of the hashing pass finish.
     """
     chunks = balanced_chunks(buf.offsets)
     n_chunks, ndocs = chunks.shape[0] - 1, buf.offsets.shape[0] - 1
@@ -86,7 +102,7 @@ def _binary_kernels(buf, spec: FingerprintSpec, words: int, n_threads: int):
     args = (spec.ngram, np.uint64(spec.seed), classes, region, buffer, fps, nfeat)
     fitted = []
     over_chunks(lambda c0, c1: fitted.append(_bk.binary_features_fingerprints(
-        *text, c0, c1, *args)), n_chunks, n_threads)
+        *text, c0, c1, *args)), n_chunks, n_threads, chunk_steps(chunks, advance))
     if not all(fitted):
         raise AssertionError("binary_features_fingerprints: occurrences() undercounted")
     indptr = np.zeros(ndocs + 1, dtype=np.int64)
@@ -116,7 +132,7 @@ def text_batch(texts, spec: FingerprintSpec, extras: dict, n_jobs=None, progress
         return jf.callable_batch(texts, spec, extras["func"], extras.get("idf"), progress)
     if spec.tokenizer in MODES:
         base = spec.replace(weights="tf") if spec.weights == "tfidf" else spec
-        fb, valid = text_features(texts, base, n_jobs, return_valid=True)
+        fb, valid = text_features(texts, base, n_jobs, return_valid=True, progress=progress)
         if spec.weights == "tfidf":
             fb, spec = apply_idf(fb, spec, extras.get("idf"))
         return fb, valid, spec

@@ -30,6 +30,7 @@ from .features import (
     text_batch,
 )
 from .parallel import balanced_chunks, deferred_interrupt, threads
+from .progress import chunk_steps, progress_bar, show_progress
 from .spec import FingerprintSpec
 from .text import over_chunks, text_buffers, text_slices
 from .tokenizers import FINGERPRINT_PARAMETERS, MODES, is_fast, kernel_classes, prepare
@@ -51,17 +52,22 @@ def fingerprint_texts(texts, spec: FingerprintSpec, n_jobs=None, extras=None, pr
         fps = fingerprint_features(fb, bits=spec.bits, n_jobs=n_jobs)
         return fps, fb.n_features, valid
     parts = []
-    with threads(n_jobs) as n_threads:
+    n = len(texts) if hasattr(texts, "__len__") else None
+    show = show_progress(progress, n or 0, config["progress_min_texts"])
+    with threads(n_jobs) as n_threads, progress_bar(show, n, desc="fingerprinting",
+                                                    unit="text", unit_scale=True) as advance:
         for start, piece in text_slices(texts, config["text_slice_bytes"]):
             with deferred_interrupt():  # Ctrl-C lands between slices, not inside a kernel
-                parts.append(_fused_fingerprints(piece, start, spec, n_threads))
+                parts.append(_fused_fingerprints(piece, start, spec, n_threads, advance))
     out, nfeat, valid = (np.concatenate(p) for p in zip(*parts, strict=True))
     fps = out[:, 0] if spec.bits == 64 else out
     return fps, nfeat, valid
 
 
-def _fused_fingerprints(texts, start: int, spec: FingerprintSpec, n_threads: int):
-    """The fused kernel on one piece of a batch: ``(uint64[n, words], nfeat, valid)``."""
+def _fused_fingerprints(texts, start: int, spec: FingerprintSpec, n_threads: int,
+                        advance=None):
+    """The fused kernel on one piece of a batch: ``(uint64[n, words], nfeat, valid)``;
+    ``advance(texts)`` (a progress bar's update) as its chunks finish."""
     buf = text_buffers(texts, spec.normalize, n_threads, start)
     check_document_sizes(buf.offsets, start)
     chunks = balanced_chunks(buf.offsets)
@@ -73,7 +79,7 @@ def _fused_fingerprints(texts, start: int, spec: FingerprintSpec, n_threads: int
     def run(c0: int, c1: int) -> None:
         _bk.fingerprint_chunks(buf.data, buf.offsets, chunks, c0, c1, *args)
 
-    over_chunks(run, chunks.shape[0] - 1, n_threads)
+    over_chunks(run, chunks.shape[0] - 1, n_threads, chunk_steps(chunks, advance))
     if not buf.valid.all():
         out[~buf.valid] = 0
         nfeat[~buf.valid] = 0
@@ -271,11 +277,13 @@ def features_and_fingerprints(
 
 
 def binary_shingles(texts, spec: FingerprintSpec, extras: dict, bits: int,
-                    n_jobs: int | None = None, progress: bool | None = None):
+                    n_jobs: int | None = None, progress: bool | None = False):
     """``(FeatureBatch, fingerprints, validity)`` of ``texts`` under a binary-weight
     ``spec`` (and the objects :func:`~simhash_nb._core.tokenizers.prepare` gave with
     it): the shingle-and-fingerprint stage of the verified path, one batch at a time.
-    Missing texts have no features and are ``False`` in ``validity``.
+    Missing texts have no features and are ``False`` in ``validity``. ``progress`` as
+    in :func:`simhash_nb.fingerprint`; by default none (the batches' caller shows its
+    own bar over them).
 
     Examples
     --------
@@ -286,7 +294,8 @@ def binary_shingles(texts, spec: FingerprintSpec, extras: dict, bits: int,
     ([2, 0], (2, 2), [True, False])
     """
     if spec.tokenizer in MODES:
-        fb, fps, valid = binary_features(texts, spec, bits, n_jobs, shared_weights=True)
+        fb, fps, valid = binary_features(texts, spec, bits, n_jobs, shared_weights=True,
+                                         progress=progress)
         return fb, (fps[:, 0] if bits == 64 else fps), valid
     fb, valid, _ = text_batch(texts, spec, extras, n_jobs, progress)
     return fb, fingerprint_features(fb, bits=bits, n_jobs=n_jobs), valid

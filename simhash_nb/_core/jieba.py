@@ -20,7 +20,6 @@ import atexit
 import functools
 import multiprocessing
 import os
-import sys
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from ..config import config
 from . import tokens as _tokens
 from .batch import FeatureBatch
 from .idf import IdfTable, apply_idf, digest
+from .progress import progress_bar, show_progress
 from .spec import FingerprintSpec, build_spec
 from .text import normalize_arrow, to_arrow
 
@@ -221,13 +221,6 @@ def _chunks(lengths: np.ndarray, n_chunks: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
-def _show_progress(progress, total_chars: int) -> bool:
-    if progress is None:
-        interactive = sys.stderr.isatty() or "ipykernel" in sys.modules
-        return total_chars >= config["progress_min_chars"] and interactive
-    return bool(progress)
-
-
 def cut_texts(texts, *, normalize=("nfkc", "lower"), user_dict: str | None = None,
               hmm: bool = True, n_jobs=None, progress=None, func=None
               ) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray | None]:
@@ -242,38 +235,30 @@ def cut_texts(texts, *, normalize=("nfkc", "lower"), user_dict: str | None = Non
     total = int(lengths_chars.sum())
     nproc = 1 if func is not None else _n_processes(n_jobs, total)
     nproc = min(nproc, max(1, n))
-    show = _show_progress(progress, total)
+    show = show_progress(progress, total, config["progress_min_chars"])
     if nproc == 1 and not show:
         work = [(0, n)]
     else:
         per_chunk = config["jieba_chunk_chars"]
         n_chunks = max(nproc * 4, -(-total // per_chunk)) if n else 1
         work = _chunks(lengths_chars.astype(np.int64), min(max(1, n), n_chunks))
-    bar = None
-    if show:
-        from tqdm.auto import tqdm  # optional display, only with progress=True
-
-        bar = tqdm(total=total, unit="char", unit_scale=True, desc="tokenising")
     parts = []
-    try:
+    with progress_bar(show, total, desc="tokenising", unit="char", unit_scale=True) as advance:
         if nproc > 1:
             pool = _pool(nproc)
             futures = [pool.submit(_cut, arr.slice(a, b - a).to_pylist(), user_dict, hmm)
                        for a, b in work]
             for (a, b), fut in zip(work, futures, strict=True):
                 parts.append(fut.result())
-                if bar is not None:
-                    bar.update(int(lengths_chars[a:b].sum()))
+                if advance is not None:
+                    advance(int(lengths_chars[a:b].sum()))
         else:
             for a, b in work:
                 texts_ab = arr.slice(a, b - a).to_pylist()
                 parts.append(_cut(texts_ab, user_dict, hmm) if func is None
                              else _call(func, texts_ab, a))
-                if bar is not None:
-                    bar.update(int(lengths_chars[a:b].sum()))
-    finally:
-        if bar is not None:
-            bar.close()
+                if advance is not None:
+                    advance(int(lengths_chars[a:b].sum()))
     if not parts:
         return pa.array([], pa.large_string()), np.zeros(0, np.int64), valid, None
     tokens = pa.concat_arrays([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]

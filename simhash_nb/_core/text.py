@@ -429,17 +429,28 @@ def _squeeze(data, offsets, chunks, ascii_map, punct, collapse, pieces, n_thread
     return squeeze_compact(chunks, plan)
 
 
-def over_chunks(run, n_chunks: int, n_threads: int) -> None:
+def over_chunks(run, n_chunks: int, n_threads: int, done=None) -> None:
     """``run(c, c + 1)`` for each chunk ``c`` of ``n_chunks``, on ``n_threads`` threads.
 
     ``run`` calls a serial ``nogil`` kernel on its chunk range: the threads share the
-    chunks as a ``prange`` loop would, with no parallel kernel to compile.
+    chunks as a ``prange`` loop would, with no parallel kernel to compile. ``done(c0,
+    c1)``, when given (a progress bar's step), is called on the calling thread after
+    chunks ``[c0, c1)`` finish, in chunk order; the chunks and their results are the
+    same with it or without.
     """
     if n_threads <= 1 or n_chunks <= 1:
-        run(0, n_chunks)
-    else:
-        with ThreadPoolExecutor(min(n_threads, n_chunks)) as pool:
-            list(pool.map(run, range(n_chunks), range(1, n_chunks + 1)))
+        if done is None:
+            run(0, n_chunks)
+            return
+        for c in range(n_chunks):  # one chunk a call, so that the bar moves
+            run(c, c + 1)
+            done(c, c + 1)
+        return
+    with ThreadPoolExecutor(min(n_threads, n_chunks)) as pool:
+        finished = pool.map(run, range(n_chunks), range(1, n_chunks + 1))
+        for c, _ in enumerate(finished):
+            if done is not None:
+                done(c, c + 1)
 
 
 def normalize(texts, steps: tuple[str, ...]) -> pa.Array:

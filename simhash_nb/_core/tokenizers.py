@@ -60,8 +60,10 @@ n_jobs : int, optional
     (default: one per million characters, at most one per core).""",
     "progress": """\
 progress : bool, optional
-    A tqdm progress bar on the slow paths (jieba, callable); default: on batches over
-    5 million characters when writing to a terminal.""",
+    A tqdm progress bar on stderr (``True``), or none (``False``): over the texts
+    (built-in tokenizers) or their characters (jieba, callable); default: shown in a
+    terminal or notebook from ``config["progress_min_texts"]`` texts or
+    ``config["progress_min_chars"]`` characters on.""",
 }
 """The numpydoc entry of each of :data:`FINGERPRINT_OPTIONS`, one wording for every
 function that takes them: a docstring line ``{{name}}`` under
