@@ -17,6 +17,7 @@ from ..docstrings import shared_docs
 from ..fingerprint import fingerprint_features
 from ..pairs import pandas_module
 from ..parallel import deferred_interrupt, sliced_pairs, threads, timed_slices
+from ..progress import progress_bar, show_progress
 from ..search import near_duplicates
 from ..validation import bits_of, check_fraction
 from .inputs import document_sets, n_pairs_of, pair_positions
@@ -43,6 +44,18 @@ _DOCS = {
           :func:`simhash_nb.near_duplicates`; fast, but a pair the loose threshold misses
           is missing from the truth too, which flatters SimHash's recall above ``k``;
         - ``"auto"``: ``"all"`` when the pairs are few enough, else ``"minhash"``.
+        """,
+    "n_jobs_progress": """
+        n_jobs : int, optional
+            Threads.
+        progress : bool, optional
+            tqdm progress bars on stderr over the long stages: shingling the texts (as
+            in :func:`simhash_nb.features`), comparing all pairs (documents), MinHash
+            signatures (documents) and bands, the SimHash search (as in
+            :func:`simhash_nb.near_duplicates`) and verifying the candidates (pairs).
+            ``True`` shows them, ``False`` never; default: shown in a terminal or
+            notebook when the documents have at least ``config["progress_min_shingles"]``
+            shingles (the texts' and search's bars by their own measures).
         """,
 }
 
@@ -124,13 +137,15 @@ def jaccard(
         return _similarities(indptr, hashes, i, j)
 
 
-def _similarities(indptr, hashes, i, j) -> np.ndarray:
+def _similarities(indptr, hashes, i, j, advance=None) -> np.ndarray:
     """The Jaccard similarity of each pair ``(i[p], j[p])``, a timed slice of pairs a
-    kernel call (Ctrl-C between slices)."""
+    kernel call (Ctrl-C between slices); ``advance(pairs)`` (a bar's update) after each."""
     sims = np.empty(i.shape[0], dtype=np.float64)
     for lo, hi in timed_slices(i.shape[0], first=1 << 16):
         with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
             _jk.pair_similarities(indptr, hashes, i[lo:hi], j[lo:hi], sims[lo:hi])
+        if advance is not None:
+            advance(hi - lo)
     return sims
 
 
@@ -184,30 +199,40 @@ def check_threshold(threshold) -> float:
     return check_fraction(threshold, "threshold")
 
 
-def _minhash_candidates(indptr, hashes, num_perm, bands, rows, random_state, max_pairs):
+def _minhash_candidates(indptr, hashes, num_perm, bands, rows, random_state, max_pairs,
+                        show: bool = False):
+    """MinHash candidate pairs ``(i, j)``; ``show``: bars over the signatures and bands."""
     rng = np.random.default_rng(random_state)
     salts = rng.integers(0, 2**64, size=bands * rows, dtype=np.uint64)
     n = indptr.shape[0] - 1
     sig = np.empty((n, salts.shape[0]), np.uint64)
-    for lo, hi in timed_slices(n, first=1024):  # Ctrl-C between slices
-        with deferred_interrupt():
-            _jk.minhash(indptr[lo:hi + 1], hashes, salts, sig[lo:hi])
+    with progress_bar(show, n, desc="minhash", unit="doc", unit_scale=True) as advance:
+        for lo, hi in timed_slices(n, first=1024):  # Ctrl-C between slices
+            with deferred_interrupt():
+                _jk.minhash(indptr[lo:hi + 1], hashes, salts, sig[lo:hi])
+            if advance is not None:
+                advance(hi - lo)
     keys = np.empty((n, bands), np.uint64)
     with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
         _jk.band_keys(sig, bands, rows, keys)
     found = []
     total = 0
-    for b in range(bands):
-        col = np.ascontiguousarray(keys[:, b])
-        with deferred_interrupt():  # one band a call: Ctrl-C between bands
-            packed, count = _jk.bucket_pairs(col, np.argsort(col, kind="stable"), max_pairs)
-        total += int(count)
-        if total > max_pairs:
-            raise ValueError(
-                f"MinHash bands give more than max_pairs={max_pairs:,} candidate pairs "
-                "(many identical or very short documents?); raise max_pairs or the threshold"
-            )
-        found.append(packed)
+    with progress_bar(show, bands, desc="bands", unit="band") as advance:
+        for b in range(bands):
+            col = np.ascontiguousarray(keys[:, b])
+            with deferred_interrupt():  # one band a call: Ctrl-C between bands
+                packed, count = _jk.bucket_pairs(col, np.argsort(col, kind="stable"),
+                                                 max_pairs)
+            total += int(count)
+            if total > max_pairs:
+                raise ValueError(
+                    f"MinHash bands give more than max_pairs={max_pairs:,} candidate pairs "
+                    "(many identical or very short documents?); raise max_pairs or the "
+                    "threshold"
+                )
+            found.append(packed)
+            if advance is not None:
+                advance(1)
     packed = np.unique(np.concatenate(found)) if found else np.empty(0, np.uint64)
     i = (packed >> np.uint64(32)).astype(np.int64)
     j = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
@@ -233,6 +258,7 @@ def jaccard_pairs(
     spec=None,
     params=None,
     n_jobs: int | None = None,
+    progress: bool | None = None,
 ):
     """Every pair of documents with Jaccard similarity ``>= threshold``: ground truth.
 
@@ -256,8 +282,7 @@ def jaccard_pairs(
         Refuse more candidate (or, with ``"all"``, result) pairs than this (default
         ``config["max_pairs"]``).
     {{feature_options}}
-    n_jobs : int, optional
-        Threads.
+    {{n_jobs_progress}}
 
     Returns
     -------
@@ -284,7 +309,7 @@ def jaccard_pairs(
     """
     threshold, num_perm, max_pairs = _checked_join(threshold, candidates, num_perm, max_pairs)
     options = dict(tokenizer=tokenizer, ngram=ngram, normalize=normalize, seed=seed, spec=spec,
-                   params=params)
+                   params=params, progress=progress)
     indptr, hashes, batch = document_sets(texts_or_features, options, n_jobs)
     n = indptr.shape[0] - 1
     if n >= 2**32:
@@ -293,7 +318,7 @@ def jaccard_pairs(
     attrs: dict[str, Any] = {"n_documents": n, "threshold": threshold, "candidates": candidates}
     with threads(n_jobs):
         i, j, sims = _joined(candidates, indptr, hashes, batch, threshold, k, num_perm, bands,
-                             random_state, max_pairs, n_jobs, attrs)
+                             random_state, max_pairs, n_jobs, attrs, progress)
     return _pair_frame(i, j, sims, attrs)
 
 
@@ -316,19 +341,22 @@ def _checked_join(threshold, candidates, num_perm, max_pairs) -> tuple[float, in
 
 
 def _joined(candidates, indptr, hashes, batch, threshold, k, num_perm, bands, random_state,
-            max_pairs, n_jobs, attrs):
+            max_pairs, n_jobs, attrs, progress=None):
     """The pairs ``(i, j, jaccard)`` at or above ``threshold`` among the candidates of
-    the planned kind; the candidate count and design go into ``attrs``."""
+    the planned kind; the candidate count and design go into ``attrs``. ``progress``:
+    bars over the stages, by default from ``config["progress_min_shingles"]`` shingles
+    (the search's by its own measure)."""
+    show = show_progress(progress, hashes.shape[0], config["progress_min_shingles"])
     if candidates == "all":
         attrs["n_candidates"] = n_pairs_of(indptr.shape[0] - 1)
-        return _all_pairs_above(indptr, hashes, threshold, max_pairs)
+        return _all_pairs_above(indptr, hashes, threshold, max_pairs, show)
     if candidates == "minhash":
         i, j = _minhash_design_candidates(indptr, hashes, threshold, num_perm, bands,
-                                          random_state, max_pairs, attrs)
+                                          random_state, max_pairs, attrs, show)
     else:
-        i, j = _simhash_candidates(batch, k, max_pairs, n_jobs, attrs)
+        i, j = _simhash_candidates(batch, k, max_pairs, n_jobs, attrs, progress)
     attrs["n_candidates"] = int(i.shape[0])
-    return _verified(indptr, hashes, i, j, threshold)
+    return _verified(indptr, hashes, i, j, threshold, show)
 
 
 def _plan_candidates(candidates: str, n: int) -> str:
@@ -346,27 +374,31 @@ def _plan_candidates(candidates: str, n: int) -> str:
 
 
 def _minhash_design_candidates(indptr, hashes, threshold, num_perm, bands, random_state,
-                               max_pairs, attrs):
+                               max_pairs, attrs, show: bool = False):
     """MinHash candidates with the given or chosen bands; the design goes into ``attrs``."""
     if bands is None:
         b, r = minhash_bands(threshold, num_perm)
         _warn_low_recall(threshold, num_perm, b, r)
     else:
         b, r = _check_bands(bands, num_perm)
-    i, j = _minhash_candidates(indptr, hashes, num_perm, b, r, random_state, max_pairs)
+    i, j = _minhash_candidates(indptr, hashes, num_perm, b, r, random_state, max_pairs, show)
     attrs.update(bands=b, rows=r, recall_at_threshold=1.0 - (1.0 - threshold**r) ** b)
     return i, j
 
 
-def _verified(indptr, hashes, i, j, threshold: float):
-    """The candidate pairs whose exact Jaccard is ``>= threshold``, with it."""
-    sims = _similarities(indptr, hashes, i, j)
+def _verified(indptr, hashes, i, j, threshold: float, show: bool = False):
+    """The candidate pairs whose exact Jaccard is ``>= threshold``, with it (``show``: a
+    bar over the pairs verified)."""
+    with progress_bar(show, i.shape[0], desc="verifying", unit="pair",
+                      unit_scale=True) as advance:
+        sims = _similarities(indptr, hashes, i, j, advance)
     keep = sims >= threshold
     return i[keep], j[keep], sims[keep]
 
 
-def _all_pairs_above(indptr, hashes, threshold: float, max_pairs: int):
-    """Every pair with Jaccard >= threshold: all pairs, pruned by size and by bounds."""
+def _all_pairs_above(indptr, hashes, threshold: float, max_pairs: int, show: bool = False):
+    """Every pair with Jaccard >= threshold: all pairs, pruned by size and by bounds
+    (``show``: a bar over the documents whose pairs are done)."""
 
     n = indptr.shape[0] - 1
     if n < 2:
@@ -374,12 +406,18 @@ def _all_pairs_above(indptr, hashes, threshold: float, max_pairs: int):
         return e, e.copy(), np.empty(0, dtype=np.float64)
     order = np.argsort(np.diff(indptr), kind="stable").astype(np.int64)
     n_tasks = max(1, min(n, numba.get_num_threads() * 8))
+    done = [0]  # rows done: a slice run again (its tasks overflowed) is not counted twice
 
     def run(lo, hi, cap):
-        return _jk.pairs_above(indptr, hashes, order, lo, hi, threshold, n_tasks, cap)
+        out = _jk.pairs_above(indptr, hashes, order, lo, hi, threshold, n_tasks, cap)
+        if advance is not None and hi > done[0]:
+            advance(hi - done[0])
+            done[0] = hi
+        return out
 
-    left, right, sims, total = sliced_pairs(run, n, int(config["pairs_initial_capacity"]),
-                                            first=max(1, (1 << 20) // n), limit=max_pairs)
+    with progress_bar(show, n, desc="all pairs", unit="doc", unit_scale=True) as advance:
+        left, right, sims, total = sliced_pairs(run, n, int(config["pairs_initial_capacity"]),
+                                                first=max(1, (1 << 20) // n), limit=max_pairs)
     if total > max_pairs:
         raise ValueError(
             f"{total:,} pairs reach Jaccard >= {threshold}, more than "
@@ -419,10 +457,10 @@ def _check_bands(bands, num_perm: int) -> tuple[int, int]:
     return b, r
 
 
-def _simhash_candidates(batch, k, max_pairs, n_jobs, attrs):
+def _simhash_candidates(batch, k, max_pairs, n_jobs, attrs, progress=None):
     fps = fingerprint_features(batch, n_jobs=n_jobs)
     bits = bits_of(fps)
     k = bits * 3 // 16 if k is None else k
     attrs["k"] = k
-    p = near_duplicates(fps, k=k, max_pairs=max_pairs, n_jobs=n_jobs)
+    p = near_duplicates(fps, k=k, max_pairs=max_pairs, n_jobs=n_jobs, progress=progress)
     return p.i.astype(np.int64), p.j.astype(np.int64)

@@ -9,9 +9,11 @@ import numbers
 import numpy as np
 
 from ...config import config
+from ..docstrings import shared_docs
 from ..hamming import hamming_matrix
 from ..pairs import Pairs, pandas_module
 from ..parallel import threads
+from ..progress import progress_bar, show_progress
 from ..search import near_duplicates
 from ..validation import as_fingerprints, bits_of
 from .inputs import as_bool_labels, as_positions, n_pairs_of, pair_columns
@@ -110,8 +112,9 @@ def _distances(fps: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     return d if d.ndim == 1 else d.sum(axis=1)
 
 
-def _self_join_counts(fps, truth: _Truth, max_k: int | None, n_jobs):
-    """Per-distance counts ``(all pairs, true pairs)`` up to ``K`` and the total of true pairs."""
+def _self_join_counts(fps, truth: _Truth, max_k: int | None, n_jobs, progress=None):
+    """Per-distance counts ``(all pairs, true pairs)`` up to ``K`` and the total of true
+    pairs; ``progress`` as in :func:`threshold_table`."""
     n = fps.shape[0]
     bits = bits_of(fps)
     top = bits if max_k is None else max_k
@@ -134,18 +137,12 @@ def _self_join_counts(fps, truth: _Truth, max_k: int | None, n_jobs):
                 f"config['evaluate_max_brute_pairs'] = {limit:,} to count at every distance; "
                 "pass max_k= to count pairs up to that distance with near_duplicates"
             )
-        chunk = max(1, (1 << 24) // max(n, 1))
-        for s in range(0, n, chunk):
-            e = min(n, s + chunk)
-            m = hamming_matrix(fps[s:e], fps[s:])
-            upper = np.arange(n - s)[None, :] > np.arange(e - s)[:, None]
-            all_hist += np.bincount(m[upper], minlength=top + 1)
-            if truth.kind == "labels":
-                same = upper & (codes[s:e, None] == codes[None, s:])
-                pos_hist += np.bincount(m[same], minlength=top + 1)
+        show = show_progress(progress, n_pairs_of(n), config["progress_min_pairs"])
+        _all_distances(fps, codes if truth.kind == "labels" else None, all_hist, pos_hist,
+                       show)
     elif n >= 2:
         with threads(n_jobs):
-            p = near_duplicates(fps, k=max_k)
+            p = near_duplicates(fps, k=max_k, progress=progress)
         d = p.distance.astype(np.int64)
         all_hist += np.bincount(d, minlength=top + 1)[: top + 1]
         if truth.kind == "labels":
@@ -154,8 +151,37 @@ def _self_join_counts(fps, truth: _Truth, max_k: int | None, n_jobs):
     return all_hist, pos_hist, n_true
 
 
+def _all_distances(fps, codes, all_hist, pos_hist, show: bool) -> None:
+    """Add the distance of every pair (and, with cluster ``codes``, of every pair in one
+    cluster) to the histograms; ``show``: a bar over the fingerprints done."""
+    n, top = fps.shape[0], all_hist.shape[0] - 1
+    chunk = max(1, (1 << 24) // max(n, 1))
+    with progress_bar(show, n, desc="counting pairs", unit="fp", unit_scale=True) as advance:
+        for s in range(0, n, chunk):
+            e = min(n, s + chunk)
+            m = hamming_matrix(fps[s:e], fps[s:])
+            upper = np.arange(n - s)[None, :] > np.arange(e - s)[:, None]
+            all_hist += np.bincount(m[upper], minlength=top + 1)
+            if codes is not None:
+                same = upper & (codes[s:e, None] == codes[None, s:])
+                pos_hist += np.bincount(m[same], minlength=top + 1)
+            if advance is not None:
+                advance(e - s)
+
+
+@shared_docs(n_jobs_progress="""
+    n_jobs : int, optional
+        Threads.
+    progress : bool, optional
+        A tqdm progress bar on stderr over the counting (``True``), or none
+        (``False``): over the fingerprints whose pairs are counted or, with ``max_k``,
+        the search's (see :func:`simhash_nb.near_duplicates`, which also decides its
+        default). Default without ``max_k``: shown in a terminal or notebook from
+        ``config["progress_min_pairs"]`` pairs on.
+    """)
 def threshold_table(fps, truth, *, ids=None, threshold: float | None = None,
-                    max_k: int | None = None, n_jobs: int | None = None):
+                    max_k: int | None = None, n_jobs: int | None = None,
+                    progress: bool | None = None):
     """Precision, recall and F1 of SimHash at every Hamming threshold ``k``.
 
     At threshold ``k`` a pair is predicted a duplicate iff its fingerprints differ in at
@@ -185,8 +211,7 @@ def threshold_table(fps, truth, *, ids=None, threshold: float | None = None,
         Self-joins count all ``n (n - 1) / 2`` pairs at every distance (refused above
         ``config["evaluate_max_brute_pairs"]``); with ``max_k`` only those within
         ``max_k`` (found by :func:`simhash_nb.near_duplicates`), up to ``k = max_k``.
-    n_jobs : int, optional
-        Threads.
+    {{n_jobs_progress}}
 
     Returns
     -------
@@ -228,18 +253,18 @@ def threshold_table(fps, truth, *, ids=None, threshold: float | None = None,
     n, bits = fps.shape[0], bits_of(fps)
     max_k = _check_max_k(max_k, bits)
     t = _parse_truth(truth, n, ids, threshold)
-    tp, fp, n_true, n_false, mode = _cumulative_counts(fps, t, max_k, n_jobs)
+    tp, fp, n_true, n_false, mode = _cumulative_counts(fps, t, max_k, n_jobs, progress)
     table = _table(tp, fp, n_true, n_false)
     table.attrs.update(mode=mode, n_documents=n, n_pairs=n_true + n_false, n_duplicates=n_true,
                        bits=bits, max_k=max_k, note=_truth_note(n_true))
     return table
 
 
-def _cumulative_counts(fps, t: _Truth, max_k: int | None, n_jobs):
+def _cumulative_counts(fps, t: _Truth, max_k: int | None, n_jobs, progress=None):
     """``(tp, fp)`` per k (cumulative), the true and false totals, and the mode."""
     if t.kind == "labelled":
         return (*_labelled_counts(fps, t, max_k), "labelled pairs")
-    all_hist, pos_hist, n_true = _self_join_counts(fps, t, max_k, n_jobs)
+    all_hist, pos_hist, n_true = _self_join_counts(fps, t, max_k, n_jobs, progress)
     tp = np.cumsum(pos_hist)
     return tp, np.cumsum(all_hist) - tp, n_true, n_pairs_of(fps.shape[0]) - n_true, "self-join"
 
