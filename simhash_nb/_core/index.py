@@ -39,14 +39,14 @@ import threading
 import zipfile
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 
 from .._kernels import tables as _tk
 from ..config import config
 from .index_runs import Run
+from .index_search import query_runs
 from .matches import Matches
-from .parallel import deferred_interrupt, threads, timed_slices
+from .parallel import threads
 from .search.design import check_blocks, check_recall
 from .search.groups import threads_for
 from .similarity import resolve_k
@@ -388,7 +388,7 @@ class SimhashIndex:
     # --- query ---------------------------------------------------------------------------
 
     def query(self, fps: Any, k: int | None = None, *,
-              spec: FingerprintSpec | None = None) -> Matches:
+              spec: FingerprintSpec | None = None, progress: bool | None = None) -> Matches:
         """Indexed fingerprints within ``k`` bits of each query row.
 
         Parameters
@@ -399,6 +399,10 @@ class SimhashIndex:
             Largest distance reported, at most the index's ``k`` (the default).
         spec : FingerprintSpec, optional
             The spec of ``fps``; refused if it differs from the index's.
+        progress : bool, optional
+            A tqdm progress bar on stderr over the query rows (``True``), or none
+            (``False``); default: shown in a terminal or notebook from
+            ``config["progress_min_probes"]`` query rows times tables on.
 
         Returns
         -------
@@ -415,39 +419,11 @@ class SimhashIndex:
                 f"this index was built for k <= {self.k}; cannot query k={k} (build an "
                 f"index with k={k}, or use sh.near_duplicates(fps, k, against=...))"
             )
-        nq = q.shape[0]
-        parts = []
         st = self._state  # one consistent version for the whole query
-        with threads(self.n_jobs), threads_for(nq * 16):
-            per_thread = numba.get_num_threads() * config["chunks_per_thread"]
-            for run in st.runs:
-                for lo, hi in timed_slices(nq, first=4096):  # Ctrl-C within a slice
-                    with deferred_interrupt():
-                        qi, slot, dist = self._query_run(st, run, q[lo:hi], k,
-                                                         max(1, min(hi - lo, per_thread)))
-                    parts.append((qi + lo, slot, dist))
-        parts = parts or [(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8))]
-        qi, slot, dist = (np.concatenate(x) for x in zip(*parts))
+        qi, slot, dist = query_runs(st, q, k, self.n_jobs, progress)
         ids = st.ids[slot]
         order = np.lexsort((ids, dist, qi))
-        return Matches(qi[order], ids[order], dist[order], nq)
-
-    def _query_run(self, st: _State, run: Run, q: np.ndarray, k: int, n_tasks: int):
-        layout, plan = run.layout, run.plan
-        cap = config["pairs_initial_capacity"]
-        args = (
-            q, k, st.fps, run.lo, st.alive, run.tabs, plan.row_bits, layout.sels,
-            layout.key_pieces, plan.extra_pieces, plan.hashed, plan.key_bits, plan.extra_bits,
-            layout.block_masks, n_tasks,
-        )
-        out_q, out_s, out_d, counts = _tk.query_run(*args, cap)
-        if counts.max() > cap:
-            cap = int(counts.max())
-            out_q, out_s, out_d, counts = _tk.query_run(*args, cap)
-        keep = [slice(t * cap, t * cap + int(counts[t])) for t in np.flatnonzero(counts)]
-        if not keep:
-            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
-        return tuple(np.concatenate([x[s] for s in keep]) for x in (out_q, out_s, out_d))
+        return Matches(qi[order], ids[order], dist[order], q.shape[0])
 
     # --- persistence ---------------------------------------------------------------------
 
