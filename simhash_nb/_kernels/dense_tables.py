@@ -366,58 +366,102 @@ def partition_lanes(fps, tables, masks, mults, sort_bits, top_bits, rows, fp, h_
                        h_hi[th], bounds[th])
 
 
+@njit(parallel=True, cache=True, nogil=True)
+def partition_chunks(fps, mask, mult, sort_bits, top_bits, rows, fp, hist, bounds):
+    """:func:`partition_rows` of one table by ``hist.shape[0]`` threads, each counting
+    then placing a chunk of consecutive rows (``hist``: ``int64[chunks, 2**top_bits]``);
+    the same ``rows``, ``fp`` and ``bounds`` (rows ascending within a group: chunk
+    ``c``'s rows of a group come before chunk ``c + 1``'s). For waves of fewer tables
+    than threads, where a table a thread would leave threads idle."""
+    n = fps.shape[0]
+    words = fps.shape[1]
+    n_chunks = hist.shape[0]
+    step = (n + n_chunks - 1) // n_chunks
+    shift = np.uint64(64 - sort_bits)
+    low = np.uint64(sort_bits - top_bits)
+    n_top = 1 << top_bits
+    m0 = mask[0]
+    m1 = mask[1]
+    a0 = mult[0]
+    a1 = mult[1]
+    for c in prange(n_chunks):
+        hist[c, :n_top] = 0
+        for i in range(c * step, min(n, (c + 1) * step)):
+            hist[c, _hash(fps, i, words, m0, m1, a0, a1, shift) >> low] += 1
+    total = 0
+    for d in range(n_top):
+        bounds[d] = total
+        for c in range(n_chunks):
+            x = hist[c, d]
+            hist[c, d] = total
+            total += x
+    bounds[n_top] = total
+    for c in prange(n_chunks):
+        for i in range(c * step, min(n, (c + 1) * step)):
+            d = _hash(fps, i, words, m0, m1, a0, a1, shift) >> low
+            p = hist[c, d]
+            hist[c, d] = p + 1
+            rows[p] = np.uint32(i)
+            for x in range(words):
+                fp[x, p] = fps[i, x]
+
+
 ROW_WORK = 128  # a row's sorting costs about what 128 candidates do (34 ns, 0.24 ns)
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def scan_groups(pos, budget, n_left, tables, masks, mults, sort_bits, top_bits, block_masks,
-                sels, k, wa, wb, cap, rows, fp, rows_t, fp_t, h_lo, bounds):
-    """Scan the groups of the tables that :func:`partition_lanes` partitioned, lane
-    ``th`` (table ``tables[th]``) from group ``pos[th]`` on, group after group while the
-    work it did stays below ``budget`` (a row counts ``ROW_WORK``, a candidate 1; one
-    group at least), then ``pos[th]`` is where it stopped. Its pairs go into
-    ``[th * cap, th * cap + cap)`` while they fit (counting past ``cap``), as in
-    :func:`search_dense`.
+def scan_groups(lane_of, pos, stop, budget, n_left, tables, masks, mults, sort_bits, top_bits,
+                block_masks, sels, k, wa, wb, cap, rows, fp, rows_t, fp_t, h_lo, bounds):
+    """Scan the groups of the tables that :func:`partition_lanes` (or
+    :func:`partition_chunks`) partitioned, a *slot* a thread: slot ``sl`` scans lane
+    ``lane_of[sl]`` (table ``tables[lane_of[sl]]``) from group ``pos[sl]`` up to group
+    ``stop[sl]``, group after group while the work it did stays below ``budget`` (a row
+    counts ``ROW_WORK``, a candidate 1; one group at least), then ``pos[sl]`` is where
+    it stopped. Slots of one lane cover disjoint group ranges (each sorts its groups
+    into its own part of ``rows_t``/``fp_t``) and have their own ``h_lo[sl]``. Slot
+    ``sl``'s pairs go into ``[sl * cap, sl * cap + cap)`` while they fit (counting past
+    ``cap``), as in :func:`search_dense`.
 
-    Lanes do about the same work a call, so they end together; a table's pairs over
-    consecutive calls, concatenated, are those of one call over all its groups, in the
-    same order: a caller runs a table in timed calls and answers Ctrl-C between them.
-    Returns ``(left, right, dist, counts, weighted, work)``, one entry a lane.
+    Slots do about the same work a call, so they end together; a lane's pairs over
+    consecutive calls, slot after slot, concatenated, are those of one call over all
+    its groups, in the same order: a caller runs a table in timed calls and answers
+    Ctrl-C between them. Returns ``(left, right, dist, counts, weighted, work)``, one
+    entry a slot.
     """
-    lanes = tables.shape[0]
-    left = np.empty(lanes * cap, dtype=np.int64)
-    right = np.empty(lanes * cap, dtype=np.int64)
-    dist = np.empty(lanes * cap, dtype=np.uint8)
-    counts = np.zeros(lanes, dtype=np.int64)
-    weighted = np.zeros(lanes, dtype=np.int64)
-    work = np.zeros(lanes, dtype=np.int64)
-    n_groups = bounds.shape[1] - 1
+    slots = lane_of.shape[0]
+    left = np.empty(slots * cap, dtype=np.int64)
+    right = np.empty(slots * cap, dtype=np.int64)
+    dist = np.empty(slots * cap, dtype=np.uint8)
+    counts = np.zeros(slots, dtype=np.int64)
+    weighted = np.zeros(slots, dtype=np.int64)
+    work = np.zeros(slots, dtype=np.int64)
     low_bits = sort_bits - top_bits
     mw0, mw1 = word_major(masks)
-    for th in prange(lanes):
+    for sl in prange(slots):
+        th = lane_of[sl]
         t = tables[th]
         hits = np.empty((HITS, 3), dtype=np.int64)
         c = 0
         ws = 0
         done = 0
-        d = pos[th]
-        while d < n_groups and done < budget:
+        d = pos[sl]
+        while d < stop[sl] and done < budget:
             s0 = bounds[th, d]
             e0 = bounds[th, d + 1]
             done += 1 + ROW_WORK * (e0 - s0)
             if e0 - s0 >= 2:
                 cd, wd = group_pairs(rows[th], fp[th], s0, e0, masks[t], mults[t], sort_bits,
-                                     low_bits, rows_t[th], fp_t[th], h_lo[th], k, t, n_left,
+                                     low_bits, rows_t[th], fp_t[th], h_lo[sl], k, t, n_left,
                                      mw0, mw1, block_masks, sels, wa, wb, left, right, dist,
-                                     th * cap + c, max(0, cap - c), hits)
+                                     sl * cap + c, max(0, cap - c), hits)
                 c += cd
                 ws += wd
-                done += _candidates(h_lo[th], s0, 1 << low_bits)
+                done += _candidates(h_lo[sl], s0, 1 << low_bits)
             d += 1
-        pos[th] = d
-        counts[th] = c
-        weighted[th] = ws
-        work[th] = done
+        pos[sl] = d
+        counts[sl] = c
+        weighted[sl] = ws
+        work[sl] = done
     return left, right, dist, counts, weighted, work
 
 

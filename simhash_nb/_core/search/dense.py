@@ -38,15 +38,17 @@ def top_bits_for(sort_bits: int) -> int:
 
 
 class DenseWork:
-    """Per-lane work arrays: entries, fingerprints, scratch, histograms."""
+    """Per-lane work arrays: entries, fingerprints, scratch; histograms for each lane
+    or each thread (``slots``, when threads share a lane's table)."""
 
-    def __init__(self, n: int, words: int, lanes: int):
+    def __init__(self, n: int, words: int, lanes: int, slots: int | None = None):
+        slots = max(lanes, slots or 0)
         self.kr = np.empty((lanes, n), dtype=np.uint32)
         self.fp = np.zeros((lanes, words, n + _dk.PAD), dtype=np.uint64)
         self.kr_tmp = np.empty((lanes, n), dtype=np.uint32)
         self.fp_tmp = np.zeros((lanes, words, n + _dk.PAD), dtype=np.uint64)
-        self.h_lo = np.empty((lanes, _HIST), dtype=np.int64)
-        self.h_hi = np.empty((lanes, _HIST), dtype=np.int64)
+        self.h_lo = np.empty((slots, _HIST), dtype=np.int64)
+        self.h_hi = np.empty((slots, _HIST), dtype=np.int64)
 
     def args(self):
         return self.kr, self.fp, self.kr_tmp, self.fp_tmp, self.h_lo, self.h_hi
@@ -155,26 +157,49 @@ class _Search:
                  lanes: int):
         self.fps, self.n_left, self.family, self.k = fps, n_left, family, k
         self.wa, self.wb, self.lanes = wa, wb, lanes
+        self.threads = numba.get_num_threads()
         self.sort_bits, self.top_bits = sort_bits, top_bits_for(sort_bits)
-        self.work = DenseWork(fps.shape[0], fps.shape[1], lanes)
+        self.work = DenseWork(fps.shape[0], fps.shape[1], lanes, self.threads)
         self.n_groups = 1 << self.top_bits
         self.bounds = np.empty((lanes, self.n_groups + 1), dtype=np.int64)
         self.pace = Pace(max(1, fps.shape[0] * _dk.ROW_WORK // 32))  # work a lane a call
         self.density = 0.0  # most pairs a lane found per unit of work, so far
 
     def partition(self, tables) -> None:
+        """Each table into its lane's arrays: a table a thread, or, in a wave of fewer
+        tables than threads, every thread on each table in turn."""
         f, w = self.family, self.work
         with deferred_interrupt():  # see parallel.deferred_interrupt
-            _dk.partition_lanes(self.fps, tables, f.masks, f.mults, self.sort_bits,
-                                self.top_bits, w.kr, w.fp, w.h_hi, self.bounds)
+            if tables.shape[0] >= self.threads:
+                _dk.partition_lanes(self.fps, tables, f.masks, f.mults, self.sort_bits,
+                                    self.top_bits, w.kr, w.fp, w.h_hi, self.bounds)
+                return
+            for lane, t in enumerate(tables):
+                _dk.partition_chunks(self.fps, f.masks[t], f.mults[t], self.sort_bits,
+                                     self.top_bits, w.kr[lane], w.fp[lane],
+                                     w.h_hi[:self.threads], self.bounds[lane])
 
-    def scan(self, tables, pos, room: int):
+    def slots(self, n_tables: int):
+        """``(lane_of, pos, stop)``: the scan's slots, a lane each, or, in a wave of
+        fewer tables than threads, each lane's groups cut into ``threads // n_tables``
+        ranges of about equal rows (see :func:`~simhash_nb._kernels.dense_tables.scan_groups`)."""
+        per = max(1, self.threads // n_tables)
+        lane_of = np.repeat(np.arange(n_tables, dtype=np.int64), per)
+        n = self.fps.shape[0]
+        cuts = [np.searchsorted(self.bounds[lane], n * np.arange(1, per) / per)
+                for lane in range(n_tables)]
+        pos = np.concatenate([np.concatenate([[0], c]) for c in cuts]).astype(np.int64)
+        stop = np.concatenate([np.concatenate([c, [self.n_groups]]) for c in cuts])
+        return lane_of, pos, stop.astype(np.int64)
+
+    def scan(self, tables, slots, room: int):
         f, w = self.family, self.work
+        lane_of, pos, stop = slots
         with deferred_interrupt():  # see parallel.deferred_interrupt
-            return _dk.scan_groups(pos, self.budget, self.n_left, tables, f.masks, f.mults,
-                                   self.sort_bits, self.top_bits, f.block_masks, f.sels, self.k,
-                                   self.wa, self.wb, room, w.kr, w.fp, w.kr_tmp, w.fp_tmp, w.h_lo,
-                                   self.bounds)
+            return _dk.scan_groups(lane_of, pos, stop, self.budget, self.n_left, tables,
+                                   f.masks, f.mults, self.sort_bits, self.top_bits,
+                                   f.block_masks, f.sels, self.k, self.wa, self.wb, room,
+                                   w.kr, w.fp, w.kr_tmp, w.fp_tmp, w.h_lo, self.bounds)
 
     @property
     def budget(self) -> int:
@@ -187,39 +212,47 @@ class _Search:
 
 
 def _sliced_wave(s: _Search, tables, cap: int, got: Collector):
-    """One table a lane, each lane scanning its table's groups for a timed budget of work
-    a call (Ctrl-C is answered between calls); the same pairs, in the same order, as one
-    call. Returns ``(counts, weighted, parts)``: each table's count and weight, and its
-    pairs (one array triple a table with pairs), kept only while ``got`` with this wave
-    stays within its limit."""
+    """One table a lane, each lane's groups scanned by its slots (see
+    :meth:`_Search.slots`) for a timed budget of work a call (Ctrl-C is answered between
+    calls); the same pairs, in the same order, as one call. Returns ``(counts, weighted,
+    parts)``: each table's count and weight, and its pairs (one array triple a table
+    with pairs), kept only while ``got`` with this wave stays within its limit."""
     s.partition(tables)
-    w_n = tables.shape[0]
-    counts = np.zeros(w_n, dtype=np.int64)
-    weighted = np.zeros(w_n, dtype=np.int64)
-    held: list[list] = [[] for _ in range(w_n)]
-    pos = np.zeros(w_n, dtype=np.int64)
-    while (pos < s.n_groups).any():
+    slots = s.slots(tables.shape[0])
+    lane_of, pos, stop = slots
+    counts = np.zeros(lane_of.shape[0], dtype=np.int64)
+    weighted = np.zeros(lane_of.shape[0], dtype=np.int64)
+    held: list[list] = [[] for _ in lane_of]
+    while (pos < stop).any():
         keep = got.weighted + int(weighted.sum()) <= got.limit
         room = max(cap, int(1.25 * s.density * s.budget) + 1) if keep else 0
         began, was = time.perf_counter(), pos.copy()
-        left, right, dist, c, w, work = s.scan(tables, pos, room)
+        left, right, dist, c, w, work = s.scan(tables, slots, room)
         most = int(c.max(initial=0))
-        if keep and most > room:  # a lane's pairs did not fit: the call again, room for all
+        if keep and most > room:  # a slot's pairs did not fit: the call again, room for all
             pos[:], room = was, most
-            left, right, dist, c, w, work = s.scan(tables, pos, room)
+            left, right, dist, c, w, work = s.scan(tables, slots, room)
         s.paced(int(work.max()), time.perf_counter() - began)
         s.density = max(s.density, float((c / np.maximum(work, 1)).max()))
         counts += c
         weighted += w
-        for lane in (np.flatnonzero(c) if keep else ()):
-            b, e = lane * room, lane * room + int(c[lane])
+        for slot in (np.flatnonzero(c) if keep else ()):
+            b, e = slot * room, slot * room + int(c[slot])
             # copies: a view would hold the whole call's output buffer
-            held[lane].append((left[b:e].copy(), right[b:e].copy(), dist[b:e].copy()))
+            held[slot].append((left[b:e].copy(), right[b:e].copy(), dist[b:e].copy()))
+    table_counts = np.zeros(tables.shape[0], dtype=np.int64)
+    table_weighted = np.zeros(tables.shape[0], dtype=np.int64)
+    np.add.at(table_counts, lane_of, counts)
+    np.add.at(table_weighted, lane_of, weighted)
     if got.weighted + int(weighted.sum()) > got.limit:
-        return counts, weighted, []
-    parts = [h[0] if len(h) == 1 else tuple(np.concatenate(x) for x in zip(*h, strict=True))
-             for h in held if h]
-    return counts, weighted, parts
+        return table_counts, table_weighted, []
+    parts = []
+    for lane in range(tables.shape[0]):  # a lane's slots in order: its groups in order
+        h = [x for slot in np.flatnonzero(lane_of == lane) for x in held[slot]]
+        if h:
+            parts.append(h[0] if len(h) == 1
+                         else tuple(np.concatenate(x) for x in zip(*h, strict=True)))
+    return table_counts, table_weighted, parts
 
 
 def _whole_wave(s: _Search, tables, cap: int, got: Collector):
