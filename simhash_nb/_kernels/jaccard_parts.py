@@ -9,6 +9,7 @@ few dozen batches, each launch waking the thread pool for a handful of pairs).
 from __future__ import annotations
 
 from numba import njit, prange
+from numba.typed import List
 
 from .jaccard import jaccard_between_at_least
 
@@ -26,3 +27,33 @@ def parts_similarities_above(offsets, hashes, part_i, row_i, part_j, row_j, thre
         out[p] = jaccard_between_at_least(offsets[a], hashes[a], row_i[p], offsets[b],
                                           hashes[b], row_j[p], threshold)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _first_part(a):
+    parts = List()
+    parts.append(a)
+    return parts
+
+
+@njit(cache=True, nogil=True)
+def _next_part(parts, a):
+    parts.append(a)
+
+
+def typed_parts(arrays):
+    """The arrays (one dtype, at least one) as a Numba typed list for
+    :func:`parts_similarities_above`, built by cached kernels: ``numba.typed.List(...)``
+    compiles its methods again in every process (about a second).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> parts = typed_parts([np.arange(3), np.arange(2)])
+    >>> [p.tolist() for p in parts]
+    [[0, 1, 2], [0, 1]]
+    """
+    parts = _first_part(arrays[0])
+    for a in arrays[1:]:
+        _next_part(parts, a)
+    return parts

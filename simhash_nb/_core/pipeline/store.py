@@ -17,10 +17,9 @@ import weakref
 
 import numpy as np
 from numba import njit
-from numba.typed import List
 
 from ..._kernels import jaccard as _jk
-from ..._kernels.jaccard_parts import parts_similarities_above
+from ..._kernels.jaccard_parts import parts_similarities_above, typed_parts
 
 __all__ = ["SHINGLES", "ShingleStore"]
 
@@ -286,8 +285,8 @@ class ShingleStore:
         document named by its batch and its row there."""
         offsets, hashes, pi, ri = self._as_parts(i)
         _, _, pj, rj = self._as_parts(j)
-        return parts_similarities_above(List(offsets), List(hashes), pi, ri, pj, rj,
-                                        threshold, out)
+        return parts_similarities_above(typed_parts(offsets), typed_parts(hashes), pi, ri,
+                                        pj, rj, threshold, out)
 
     def similarities_with(self, other: ShingleStore, i: np.ndarray, j: np.ndarray,
                           threshold: float) -> np.ndarray:
@@ -304,8 +303,8 @@ class ShingleStore:
         for s in self._blocks(i, j, other):
             offs_a, hash_a, pi, ri = self._as_parts(i[s])
             offs_b, hash_b, pj, rj = other._as_parts(j[s])
-            parts_similarities_above(List(offs_a + offs_b), List(hash_a + hash_b), pi, ri,
-                                     pj + len(offs_a), rj, threshold, out[s])
+            parts_similarities_above(typed_parts(offs_a + offs_b), typed_parts(hash_a + hash_b),
+                                     pi, ri, pj + len(offs_a), rj, threshold, out[s])
         return out
 
     def _as_parts(self, docs: np.ndarray):
