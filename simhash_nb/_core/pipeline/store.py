@@ -32,15 +32,17 @@ _pread.argtypes = (ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_ssiz
 _pread.restype = ctypes.c_ssize_t
 
 
-@njit(nogil=True)  # not cached: the address of libc's pread is the process's own
-def _read_runs(fd, address, starts, lengths):
+@njit(cache=True, nogil=True)
+def _read_runs(pread, fd, address, starts, lengths):
     """Read ``lengths[r]`` hashes from hash ``starts[r]`` of file ``fd`` for each run,
     one after another into the buffer at ``address``; the runs not read in full (-1
-    when all were)."""
+    when all were). ``pread`` is libc's, as a ctypes function: an argument, so that its
+    address is the calling process's own and the compiled kernel can be cached (a
+    global would be baked into it)."""
     pos = 0
     for r in range(starts.shape[0]):
         want = lengths[r] * 8
-        got = _pread(fd, address + pos, want, starts[r] * 8)
+        got = pread(fd, address + pos, want, starts[r] * 8)
         if got != want:
             return r
         pos += want
@@ -215,7 +217,8 @@ class ShingleStore:
         out = np.empty(int(indptr[-1]), dtype=np.uint64)
         keep = counts > 0
         if out.shape[0]:
-            bad = _read_runs(self._fd, out.ctypes.data, self.offsets[docs][keep], counts[keep])
+            bad = _read_runs(_pread, self._fd, out.ctypes.data, self.offsets[docs][keep],
+                             counts[keep])
             if bad >= 0:
                 raise OSError(f"cannot read the shingles of {self.folder} (run {bad}: "
                               f"{os.strerror(ctypes.get_errno())})")
