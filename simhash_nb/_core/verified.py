@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import sys
 from typing import Literal
 
 import numpy as np
@@ -25,6 +24,7 @@ from .clusters import KEEP_DOCS, check_keep, dedupe, keep_from_labels
 from .docstrings import shared_docs
 from .pipeline import MemoryBudget, Shingler
 from .pipeline.run import verified_labels, verified_pairs
+from .progress import progress_bar, show_progress
 from .search.design import check_recall
 from .similarity import check_similarity
 
@@ -331,18 +331,14 @@ class _Run:
     def shingling_bar(self):
         """A progress bar over the texts shingled (the first stage; the search has its
         own), yielding its ``on_batch`` callback, or None when not shown: shown with
-        ``progress=True``, or from ``BAR_TEXTS`` texts on when stderr is a terminal."""
-        progress = self.options["progress"]
+        ``progress=True``, or from ``BAR_TEXTS`` texts on when a person is watching
+        (see :func:`~simhash_nb._core.progress.show_progress`)."""
         n = len(self.texts) if hasattr(self.texts, "__len__") else 0
-        show = progress if progress is not None else (n >= BAR_TEXTS and sys.stderr.isatty())
-        if not show:
-            yield None
-            return
-        from tqdm.auto import tqdm  # optional display: only when a bar is shown
-
+        show = show_progress(self.options["progress"], n, BAR_TEXTS)
         # a refresh a batch (twenty or so): the bar moves however fast they go
-        with tqdm(total=n, unit="text", desc="shingling", mininterval=0, miniters=1) as bar:
-            yield lambda valid: bar.update(int(valid.shape[0]))
+        with progress_bar(show, n, desc="shingling", unit="text", mininterval=0,
+                          miniters=1) as advance:
+            yield None if advance is None else (lambda valid: advance(int(valid.shape[0])))
 
     def batches(self, split: bool = False):
         """Slices of the texts of about ``budget.batch_text_bytes`` each."""

@@ -6,13 +6,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import numbers
-import sys
 import warnings
 from collections.abc import Callable
 
 import numba
 
 from ...config import config
+from ..progress import progress_bar, show_progress
 from ..similarity import resolve_k
 from .design import (
     METHODS,
@@ -87,20 +87,14 @@ class SearchOptions:
     def bar(self, design: TableDesign):
         """A progress callback over the design's tables (None when no bar is shown): on
         with ``progress=True``; with None, for table searches (packed, dense or sampled)
-        modelled to take over ``config["search_progress_seconds"]`` when stderr is a
-        terminal."""
-        cores = max(1, numba.get_num_threads())
-        show = self.progress
-        if show is None:
-            show = (design.cost / cores > config["search_progress_seconds"]
-                    and sys.stderr.isatty())
-        if not show or design.method not in ("tables", "dense", "sampling"):
-            yield None
-            return
-        from tqdm.auto import tqdm  # optional display: only for long searches
-
-        with tqdm(total=design.tables, unit="table", desc=f"searching (k={self.k})") as bar:
-            yield bar.update
+        modelled to take over ``config["search_progress_seconds"]`` when a person is
+        watching (see :func:`~simhash_nb._core.progress.show_progress`)."""
+        seconds = design.cost / max(1, numba.get_num_threads())
+        show = (show_progress(self.progress, seconds, config["search_progress_seconds"])
+                and design.method in ("tables", "dense", "sampling"))
+        with progress_bar(show, design.tables, desc=f"searching (k={self.k})",
+                          unit="table") as advance:
+            yield advance
 
     def design(self, n: int, n_against: int | None = None) -> TableDesign:
         """The table design for ``n`` distinct rows, warning when it is costly."""
