@@ -1,9 +1,14 @@
 """Ctrl-C answers within a second during every long operation (issue 23, point 3).
 
-A child process grows each operation's input until one call takes a few seconds,
+A child process sizes each operation's input so that one call takes a few seconds,
 then runs it in a loop; the parent sends SIGINT at a random moment and the child
 reports when ``KeyboardInterrupt`` reached its ``except`` clause. The latency is that
 time minus the parent's send time (one machine, one clock).
+
+The child starts at a size computed for the target (``START``: about 1.2 times the target
+on a two-core machine, from how the call's time grows with its input, ``EXPONENT``) and
+grows from there, by that same rule, only while a call is shorter than the target (a
+faster machine), instead of growing from 1,000 rows and timing every step.
 """
 
 from __future__ import annotations
@@ -33,12 +38,16 @@ op, target = sys.argv[1], float(sys.argv[2])
 rng = np.random.default_rng(0)
 CAP = 1 << 21
 fps = rng.integers(0, 2**64, CAP, dtype=np.uint64)
-words = np.array([f"w{i}" for i in range(3000)])
+# each of 3000 words followed by a space, or by the newline that ends a text
+vocab = np.array([f"w{i} " for i in range(3000)] + [f"w{i}\n" for i in range(3000)],
+                 dtype=object)
 
 
-def texts(n):
+def texts(n):  # n texts of 5 to 39 words drawn uniformly from 3000, without a Python loop
     lengths = rng.integers(5, 40, n)
-    return [" ".join(words[rng.integers(0, 3000, m)]) for m in lengths]
+    ids = rng.integers(0, 3000, int(lengths.sum()))
+    ids[np.cumsum(lengths) - 1] += 3000  # each text's last word ends it
+    return "".join(vocab[ids].tolist()).split("\n")[:-1]
 
 
 def make(n):
@@ -86,15 +95,30 @@ def make(n):
     raise ValueError(op)
 
 
-n = 1000
+# the size at which one call takes about 1.2 times its reference target (3 s; 9 s for the
+# operations in LONGER) on a two-core machine, and how its time grows with the size
+# (seconds ~ n ** EXPONENT); operations that stay shorter than the target even at the cap
+# start there
+START = {"near_duplicates": CAP // 2, "near_duplicates_dense": 290_000,
+         "near_duplicates_recall": CAP // 2, "near_duplicates_brute": 72_000,
+         "pairs_within": 96_000, "clusters": CAP // 2, "jaccard_pairs_all": 12_500,
+         "jaccard_pairs_minhash": 190_000, "threshold_table": 38_000, "index_query": 420_000,
+         "near_duplicate_texts": 370_000, "corpus_store_query": 370_000}
+EXPONENT = {"near_duplicates_brute": 2.0, "pairs_within": 1.8, "jaccard_pairs_all": 2.0,
+            "threshold_table": 1.9, "near_duplicate_texts": 2.0, "corpus_store_query": 1.7}
+REFERENCE = 9.0 if op in ("near_duplicate_texts", "corpus_store_query") else 3.0
+p = EXPONENT.get(op, 1.5)
+top = CAP // 2  # index_query queries fps[n:2 * n]
+n = max(1000, min(top, int(START[op] * (target / REFERENCE) ** (1 / p))))
+make(1000)()  # load the kernels, so the timed call below is the operation alone
 while True:  # grow the input until one call takes `target` seconds (or the cap)
     work = make(n)
     t0 = time.perf_counter()
     work()
     took = time.perf_counter() - t0
-    if took >= target or 4 * n > CAP:
+    if took >= target or n >= top:
         break
-    n *= 2 if took > target / 8 else 4
+    n = min(top, int(n * min(4.0, max(1.25, (1.2 * target / took) ** (1 / p)))))
 print(json.dumps({"n": n, "seconds": took}), flush=True)
 try:
     while True:
