@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.early import Early
+
 settings.register_profile(
     "default",
     max_examples=int(os.environ.get("HYPOTHESIS_MAX_EXAMPLES", "60")),
@@ -30,3 +32,21 @@ def dask_cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0", worker_dashboard_address=None) as c:
         yield c
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "early(process, ...): tests.early.Early processes "
+                                       "the test needs, started when collection ends")
+
+
+def pytest_collection_finish(session):
+    """Start the early processes (tests/early.py) that the selected tests name."""
+    for item in session.items:
+        for mark in item.iter_markers("early"):
+            for process in mark.args:
+                process.start()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    for process in Early.started:
+        process.close()

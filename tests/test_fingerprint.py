@@ -1,4 +1,5 @@
 import os
+import platform
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 import simhash_nb as sh
 from tests import naive
 from tests.conftest import fp_ints
+from tests.early import Early
 
 # Letters, digits, punctuation, spaces, CJK, kana, combining marks, emoji, 4-byte CJK.
 ALPHABET = list("abcXYZ019 ,.!-_\t\n") + list("中国人民的é")
@@ -235,32 +237,30 @@ json.dump(out, sys.stdout)
 
 
 _OTHER_CPUS = ["x86-64", "haswell"]
+_X86 = platform.machine().lower() in ("x86_64", "amd64")
+# compiled for each other CPU with an empty cache each: started when the session's tests are
+# collected (tests/early.py), so the cold compiles run beside the tests before these
+_OTHER_CPU_RUNS = {cpu: Early(_PORTABLE, env={"NUMBA_CPU_NAME": cpu, "NUMBA_CPU_FEATURES": ""},
+                              cold_cache=True)
+                   for cpu in (_OTHER_CPUS if _X86 else [])}
 
 
 @pytest.fixture(scope="module")
-def portable_runs(tmp_path_factory) -> dict:
-    """The output of ``_PORTABLE`` compiled for this machine and for each other CPU (an
-    empty cache each): processes started together, so the cold compiles overlap."""
-    import platform
-
-    if platform.machine().lower() not in ("x86_64", "amd64"):
+def portable_runs() -> dict:
+    """The output of ``_PORTABLE`` compiled for this machine and for each other CPU."""
+    if not _X86:
         pytest.skip("x86 CPU names")
-    envs = {"native": {}}
-    for cpu in _OTHER_CPUS:
-        envs[cpu] = {"NUMBA_CPU_NAME": cpu, "NUMBA_CPU_FEATURES": "",
-                     "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp(f"cache-{cpu}"))}
-    procs = {name: subprocess.Popen([sys.executable, "-c", _PORTABLE], stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, env=dict(os.environ, **env),
-                                    text=True)
-             for name, env in envs.items()}
-    runs = {}
-    for name, proc in procs.items():
-        out, err = proc.communicate()
-        assert proc.returncode == 0, err
-        runs[name] = out
+    native = subprocess.run([sys.executable, "-c", _PORTABLE], capture_output=True, text=True)
+    assert native.returncode == 0, native.stderr
+    runs = {"native": native.stdout}
+    for cpu, process in _OTHER_CPU_RUNS.items():
+        done = process.result()
+        assert done.returncode == 0, done.stderr
+        runs[cpu] = done.stdout
     return runs
 
 
+@pytest.mark.early(*_OTHER_CPU_RUNS.values())
 @pytest.mark.parametrize("cpu", _OTHER_CPUS)
 def test_same_fingerprints_when_compiled_for_other_cpus(cpu, portable_runs):
     # The bit-sum kernels are hand-written LLVM vector IR; LLVM lowers it differently for

@@ -13,6 +13,7 @@ import pytest
 
 from simhash_nb._core.prepare import PATHS, PrepareReport, prepare
 from simhash_nb.cli.prepare import add_prepare_parser, cmd_prepare
+from tests.early import Early
 
 # run in a fresh process: count the Numba compiles of a first fingerprint and search
 _FIRST_CALLS = textwrap.dedent("""
@@ -37,21 +38,24 @@ _FIRST_CALLS = textwrap.dedent("""
 """)
 
 
-def _run(code: str, cache: str) -> str:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=900, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
+# prepare on an empty cache, in a fresh process started when the session's tests are
+# collected (tests/early.py): its cold compile runs beside the tests before this one
+_COLD_PREPARE = Early("from simhash_nb._core.prepare import prepare; "
+                      "print(len(prepare(paths=('fingerprint', 'search')).kernels))",
+                      cold_cache=True)
 
 
 @pytest.mark.slow
-def test_after_prepare_a_first_fingerprint_and_search_compile_nothing(tmp_path):
-    cache = str(tmp_path / "numba-cache")
-    out = _run("from simhash_nb._core.prepare import prepare; "
-               "print(len(prepare(paths=('fingerprint', 'search')).kernels))", cache)
-    assert int(out.split()[-1]) > 0  # a cold cache: prepare compiled kernels
-    assert json.loads(_run(_FIRST_CALLS, cache).splitlines()[-1]) == []
+@pytest.mark.early(_COLD_PREPARE)
+def test_after_prepare_a_first_fingerprint_and_search_compile_nothing():
+    done = _COLD_PREPARE.result()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert int(done.stdout.split()[-1]) > 0  # a cold cache: prepare compiled kernels
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(_COLD_PREPARE.cache))
+    first = subprocess.run([sys.executable, "-c", _FIRST_CALLS], env=env, capture_output=True,
+                           text=True, timeout=900, check=False)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert json.loads(first.stdout.splitlines()[-1]) == []
 
 
 def test_unknown_path_is_refused():

@@ -1,0 +1,82 @@
+"""Subprocesses that a test needs, started as soon as the session's tests are collected.
+
+A cold Numba compile (an empty cache) keeps one core busy for tens of seconds; a test that
+started it and waited would leave the machine's other core idle all that time. A test
+names the processes it needs with ``@pytest.mark.early(process, ...)``; ``tests/conftest.py``
+starts every process that a selected test names when collection ends, so each runs beside
+the tests before its own, which then takes the result (:meth:`Early.result`), starting the
+process itself if nothing started it. Each process gets a folder of its own (its empty
+Numba cache, if asked for, and its output), removed when the session ends.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+class Early:
+    """``python -c code`` in a fresh process, started early, with its output kept in files.
+
+    Parameters
+    ----------
+    code : str
+        The program.
+    env : dict, optional
+        Environment variables set for it, beside this process's own.
+    cold_cache : bool, default False
+        Give it an empty Numba cache of its own (``NUMBA_CACHE_DIR``), :attr:`cache`.
+    """
+
+    started: list[Early] = []  # closed when the session ends (tests/conftest.py)
+
+    def __init__(self, code: str, env: dict | None = None, cold_cache: bool = False):
+        self.code = code
+        self.env = dict(env or {})
+        self.cold_cache = cold_cache
+        self.folder: pathlib.Path | None = None
+        self._process: subprocess.Popen | None = None
+        self._done: subprocess.CompletedProcess | None = None
+
+    @property
+    def cache(self) -> pathlib.Path:
+        """The process's own Numba cache folder (``cold_cache=True``)."""
+        self.start()
+        return self.folder / "numba-cache"
+
+    def start(self) -> None:
+        """Start the process, unless it has started already."""
+        if self._process is not None:
+            return
+        self.folder = pathlib.Path(tempfile.mkdtemp(prefix="simhash-nb-early-"))
+        env = dict(os.environ, **self.env)
+        if self.cold_cache:
+            env["NUMBA_CACHE_DIR"] = str(self.folder / "numba-cache")
+        # files, not pipes: nothing reads the output until the test runs
+        with open(self.folder / "stdout", "w") as out, open(self.folder / "stderr", "w") as err:
+            self._process = subprocess.Popen([sys.executable, "-c", self.code], stdout=out,
+                                             stderr=err, env=env, text=True)
+        Early.started.append(self)
+
+    def result(self, timeout: float = 900) -> subprocess.CompletedProcess:
+        """Wait for the process (starting it if it has not started) and return its exit
+        status and output."""
+        if self._done is None:
+            self.start()
+            self._process.wait(timeout=timeout)
+            self._done = subprocess.CompletedProcess(
+                self._process.args, self._process.returncode,
+                (self.folder / "stdout").read_text(), (self.folder / "stderr").read_text())
+        return self._done
+
+    def close(self) -> None:
+        """Stop the process if it still runs and remove its folder."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
