@@ -12,6 +12,7 @@ import pandas as pd
 from .. import _frames
 from .._core.docstrings import shared_docs
 from .._core.parallel import threads
+from .._core.pipeline.stages import may_reach
 from .._core.search.dense import dense_search
 from .._core.search.design import check_blocks, check_recall, table_design
 from .._core.search.engine import TooManyPairsError, table_search
@@ -78,12 +79,17 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-def emit_meta(words: int, label_dtype, sided: bool = False) -> pd.DataFrame:
+SIZE_CAP = np.iinfo(np.uint16).max  # a record's shingle count saturates here
+
+
+def emit_meta(words: int, label_dtype, sided: bool = False, sized: bool = False) -> pd.DataFrame:
     """Meta of :func:`emit`'s records."""
     cols = {"bucket": np.empty(0, np.uint64), "table": np.empty(0, np.uint16),
             "row": np.empty(0, np.int64)}
     if sided:
         cols["side"] = np.empty(0, np.uint8)
+    if sized:
+        cols["size"] = np.empty(0, np.uint16)
     for w in range(words):
         cols[f"w{w}"] = np.empty(0, np.uint64)
     meta = pd.DataFrame(cols)
@@ -92,17 +98,30 @@ def emit_meta(words: int, label_dtype, sided: bool = False) -> pd.DataFrame:
     return meta
 
 
-def emit(part: pd.Series, tables: range, key_masks: np.ndarray, offsets: np.ndarray,
-         labels: bool, side: int | None = None, partition_info=None) -> pd.DataFrame:
-    """Records of some tables for one partition: (bucket, table, row[, side], fingerprint
-    words[, label]), ``bucket`` hashing the table and its key (the selected blocks);
-    ``side`` (0 or 1) tells the two collections of a search ``against`` apart."""
-    base = row_base(part, offsets, partition_info)
+def _searched(part, words: int):
+    """``(fingerprint words uint64[m, words], their positions, their sizes or None)`` of
+    the rows of a partition to search: a fingerprint Series (its valid rows), or a
+    prints frame ``w0[, w1], nf`` of the verified path (its rows with shingles; their
+    shingle counts, saturated at :data:`SIZE_CAP`)."""
+    if isinstance(part, pd.DataFrame):
+        nf = part["nf"].to_numpy(np.int64)
+        pos = np.flatnonzero(nf > 0)
+        fps = np.stack([part[f"w{w}"].to_numpy(np.uint64)[pos] for w in range(words)], axis=1)
+        return fps, pos, np.minimum(nf[pos], SIZE_CAP).astype(np.uint16)
     fps, valid = _frames.fingerprint_values(part)
-    words = fps.reshape(fps.shape[0], key_masks.shape[1])
+    fps = fps.reshape(fps.shape[0], words)
     pos = np.flatnonzero(valid)
-    if pos.shape[0] != words.shape[0]:
-        words = words[pos]
+    return (fps if pos.shape[0] == fps.shape[0] else fps[pos]), pos, None
+
+
+def emit(part, tables: range, key_masks: np.ndarray, offsets: np.ndarray,
+         labels: bool, side: int | None = None, partition_info=None) -> pd.DataFrame:
+    """Records of some tables for one partition: (bucket, table, row[, side][, size],
+    fingerprint words[, label]), ``bucket`` hashing the table and its key (the selected
+    blocks); ``side`` (0 or 1) tells the two collections of a search ``against`` apart;
+    ``size`` is the shingle count of a prints frame's rows (see :func:`_searched`)."""
+    base = row_base(part, offsets, partition_info)
+    words, pos, sizes = _searched(part, key_masks.shape[1])
     m, nt = words.shape[0], len(tables)
     bucket = np.empty(m * nt, dtype=np.uint64)
     for x, t in enumerate(tables):
@@ -115,6 +134,8 @@ def emit(part: pd.Series, tables: range, key_masks: np.ndarray, offsets: np.ndar
             "row": np.tile(pos.astype(np.int64) + base, nt)}
     if side is not None:
         cols["side"] = np.full(m * nt, side, dtype=np.uint8)
+    if sizes is not None:
+        cols["size"] = np.tile(sizes, nt)
     for w in range(words.shape[1]):
         cols[f"w{w}"] = np.tile(words[:, w], nt)
     out = pd.DataFrame(cols)
@@ -165,6 +186,8 @@ def _table_pairs(fps: np.ndarray, layout, t: int, k: int, limit: int, expand: bo
     none = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8))
     if m < 2:
         return none
+    if expand and isinstance(layout, TableFamily):
+        return _dense_pairs(fps, layout, t, k, limit)
     work = Work(m)
     ga = group_identical(fps, work)
     ua = ga.distinct(fps)
@@ -194,6 +217,19 @@ def _table_pairs(fps: np.ndarray, layout, t: int, k: int, limit: int, expand: bo
         i, j = np.concatenate([i, rep[rows]]), np.concatenate([j, rows])
         d = np.concatenate([d, np.zeros(rows.shape[0], np.uint8)])
     return i, j, d
+
+
+def _dense_pairs(fps: np.ndarray, family: TableFamily, t: int, k: int, limit: int):
+    """Every pair of rows owned by table ``t`` of a family of dense tables, copies
+    included, without grouping the copies first: copies agree on every mask, so the
+    family's rule (block or mask) gives them to table 0 alone, as the grouped search
+    does; the limit counts pairs of rows."""
+    none = np.empty(0, np.int64)
+    got = dense_search(np.ascontiguousarray(fps), -1, family, k, none, none, limit,
+                       tables=np.array([t], dtype=np.int64))
+    if got.over:
+        raise _too_many(got.weighted, limit)
+    return got.result()
 
 
 def _cross_table_pairs(fa: np.ndarray, fb: np.ndarray, layout, t: int, k: int,
@@ -228,19 +264,10 @@ def pairs_meta(label_dtype) -> pd.DataFrame:
                          "distance": np.empty(0, np.uint8)})
 
 
-def search_part(df: pd.DataFrame, layout, bits: int, k: int, mode: str, limit: int,
-                n_jobs, label_dtype) -> pd.DataFrame:
-    """Verify the candidates of one shuffled partition, table by table.
-
-    Rows of a table come in shuffle order; pairs are put in global order afterwards
-    (the set found does not depend on the order).
-    """
-    table = df["table"].to_numpy()
-    row = df["row"].to_numpy()
-    order_rows = np.argsort(table, kind="stable")  # radix sort of uint16
-    table, row = table[order_rows], row[order_rows]
-    words = np.stack([df[f"w{w}"].to_numpy()[order_rows] for w in range(bits // 64)], axis=1)
-    side = df["side"].to_numpy()[order_rows] if mode == "cross" else None
+def _bucket_pairs(words: np.ndarray, table: np.ndarray, side, layout, k: int, mode: str,
+                  limit: int, n_jobs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs ``(i, j, distance)`` (indices into the records, sorted by table) of each
+    table's records, the limit counted across tables (star edges: no limit)."""
     bounds = np.flatnonzero(np.diff(table)) + 1
     starts = np.concatenate(([0], bounds)).astype(np.int64)
     ends = np.concatenate((bounds, [table.shape[0]])).astype(np.int64)
@@ -266,9 +293,39 @@ def search_part(df: pd.DataFrame, layout, bits: int, k: int, mode: str, limit: i
             out_d.append(d)
             if mode != "edges":
                 limit -= i.shape[0]
-    pi = np.concatenate(out_i) if out_i else np.empty(0, np.int64)
-    pj = np.concatenate(out_j) if out_j else np.empty(0, np.int64)
-    d = np.concatenate(out_d) if out_d else np.empty(0, np.uint8)
+    if not out_i:
+        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
+    return np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_d)
+
+
+def reachable(size_i: np.ndarray, size_j: np.ndarray, threshold: float) -> np.ndarray:
+    """Which pairs of records' shingle counts (saturated at :data:`SIZE_CAP`) may reach
+    Jaccard ``threshold``: :func:`~simhash_nb._core.pipeline.stages.may_reach`, and
+    every pair with a saturated count (its true count is unknown: kept)."""
+    size_i, size_j = size_i.astype(np.int64), size_j.astype(np.int64)
+    return may_reach(size_i, size_j, threshold) | (np.maximum(size_i, size_j) >= SIZE_CAP)
+
+
+def search_part(df: pd.DataFrame, layout, bits: int, k: int, mode: str, limit: int,
+                n_jobs, label_dtype, threshold: float | None = None) -> pd.DataFrame:
+    """Verify the candidates of one shuffled partition, table by table.
+
+    Rows of a table come in shuffle order; pairs are put in global order afterwards
+    (the set found does not depend on the order). With ``threshold`` (records with a
+    ``size``), the pairs whose shingle counts cannot reach it are dropped (after the
+    limit counted them, as on one machine).
+    """
+    table = df["table"].to_numpy()
+    row = df["row"].to_numpy()
+    order_rows = np.argsort(table, kind="stable")  # radix sort of uint16
+    table, row = table[order_rows], row[order_rows]
+    words = np.stack([df[f"w{w}"].to_numpy()[order_rows] for w in range(bits // 64)], axis=1)
+    side = df["side"].to_numpy()[order_rows] if mode == "cross" else None
+    pi, pj, d = _bucket_pairs(words, table, side, layout, k, mode, limit, n_jobs)
+    if threshold is not None:
+        size = df["size"].to_numpy()[order_rows]
+        ok = reachable(size[pi], size[pj], threshold)
+        pi, pj, d = pi[ok], pj[ok], d[ok]
     if mode != "cross":  # a self-join lists each pair as left < right
         swap = row[pi] > row[pj]
         pi, pj = np.where(swap, pj, pi), np.where(swap, pi, pj)
@@ -324,11 +381,15 @@ def search_tables(inp: Input, scan: Scan, k: int, blocks: int | None, mode: str,
 
 def shuffled_search(sides: list, layout, key_masks: np.ndarray, k: int, mode: str,
                     records: int, limit: int, n_jobs: int | None, shuffle_method,
-                    npartitions: int | None = None, label_dtype=None):
+                    npartitions: int | None = None, label_dtype=None,
+                    threshold: float | None = None):
     """Emit the table records of each side ``(fingerprints, offsets)`` (two sides: a
     search ``against``, records tagged with their side), shuffle them on their bucket,
     and search each bucket with ``layout`` (lazy pairs, or star edges). ``records``:
-    how many are emitted, to size the shuffle's partitions."""
+    how many are emitted, to size the shuffle's partitions. With ``threshold``, the
+    sides are prints frames (``w0[, w1], nf``): the records carry each row's shingle
+    count, and pairs whose counts cannot reach the threshold are dropped at the search
+    (see :func:`search_part`)."""
     bits = key_masks.shape[1] * 64
     labels = label_dtype is not None
     # each task emits as many tables as fit in about `rows` records
@@ -341,7 +402,8 @@ def shuffled_search(sides: list, layout, key_masks: np.ndarray, k: int, mode: st
         emitted += [
             fps.map_partitions(
                 emit, range(t, min(t + per_task, layout.n_tables)), key_masks, offsets,
-                labels, tag, meta=emit_meta(bits // 64, label_dtype, tag is not None),
+                labels, tag,
+                meta=emit_meta(bits // 64, label_dtype, tag is not None, threshold is not None),
                 clear_divisions=True, enforce_metadata=False,
             )
             for t in range(0, layout.n_tables, per_task)
@@ -353,7 +415,7 @@ def shuffled_search(sides: list, layout, key_masks: np.ndarray, k: int, mode: st
                              shuffle_method=shuffle_for(shuffle_method, frame, q))
     meta = EDGE_META if mode == "edges" else pairs_meta(label_dtype)
     return shuffled.map_partitions(search_part, layout, bits, k, mode, limit, n_jobs,
-                                   label_dtype, meta=meta, enforce_metadata=False)
+                                   label_dtype, threshold, meta=meta, enforce_metadata=False)
 
 
 def pair_limit(max_pairs) -> int:

@@ -5,14 +5,20 @@ Two routes, no gather:
 
 1. :func:`attach_left` runs on the input partition that holds the left rows of the
    candidates routed to it and attaches each left row's text -- once for each pair of
-   (left row, partition of the right row), not once per pair, so a group of ``m``
-   copies carries ``m`` texts per partition, not ``m (m - 1) / 2``. It shingles
-   nothing.
-2. :func:`verify_right` runs on the partition of the right rows: it shingles them and
-   the carried texts in one pass, lays them in one in-memory
+   (left row, other partition of a right row), not once per pair, so a group of ``m``
+   copies carries ``m`` texts per partition, not ``m (m - 1) / 2``; a pair whose right
+   row is in the same partition carries nothing (that partition has the text). It
+   shingles nothing.
+2. :func:`verify_right` runs on the partition of the right rows: it shingles, in one
+   pass, its own rows that some pair names (right rows, and left rows of its own pairs,
+   each once) and the carried texts, lays them in one in-memory
    :class:`~simhash_nb._core.pipeline.ShingleStore`, and computes the exact Jaccard of
    every pair with it (the verify stage of the single-machine runners). A pair with a
    document without shingles is in no pair.
+
+Fewer candidates reach them than the search finds: the search drops the pairs whose
+shingle counts cannot reach the threshold (the single machine's size filter, on the
+counts the records carry), so their texts never travel.
 
 The texts travel, not their shingles: a text's UTF-8 bytes are several times smaller
 than its shingle hashes (8 bytes a shingle, about one shingle a character for
@@ -104,6 +110,7 @@ def attach_left(texts: pd.Series, cands: pd.DataFrame, offsets: np.ndarray, labe
     i, j, d, part = i[order], j[order], d[order], part[order]
     first = np.ones(i.shape[0], dtype=bool)
     first[1:] = (part[1:] != part[:-1]) | (i[1:] != i[:-1])
+    first &= (j < base) | (j >= base + len(texts))  # verified here: nothing to carry
     out = pd.DataFrame({"left": i, "right": j, "distance": d,
                         "text": _carry(texts, _local(i, base, len(texts)), first)})
     if labels:
@@ -147,6 +154,24 @@ def _store(texts: pd.Series, docs: np.ndarray, carried: pa.Array, shingler: Shin
     return store
 
 
+def _documents(i: np.ndarray, j_local: np.ndarray, base: int, n: int, rows: pd.DataFrame):
+    """``(docs, inv, left, carried)``: this partition's rows to shingle (``docs``: the
+    right rows and the left rows that are in it too, each once), each pair's right and
+    left document (``inv``, ``left``: positions in ``docs``, then after them the carried
+    texts), and the carried left texts (one per left row from another partition)."""
+    here = (i >= base) & (i < base + n)
+    docs, back = np.unique(np.concatenate([j_local, i[here] - base]), return_inverse=True)
+    inv = back[: j_local.shape[0]]
+    carries, carried = _carried(rows)
+    left_ids = i[carries]  # one carrier per left row from another partition
+    by_id = np.argsort(left_ids, kind="stable")
+    left = np.empty(i.shape[0], np.int64)
+    left[here] = back[j_local.shape[0]:]
+    away = ~here
+    left[away] = docs.shape[0] + by_id[np.searchsorted(left_ids, i[away], sorter=by_id)]
+    return docs, inv, left, carried
+
+
 def verify_right(texts: pd.Series, rows: pd.DataFrame, offsets: np.ndarray, shingler: Shingler,
                  n_jobs: int | None, threshold: float, labels: bool,
                  partition_info=None) -> pd.DataFrame:
@@ -154,11 +179,8 @@ def verify_right(texts: pd.Series, rows: pd.DataFrame, offsets: np.ndarray, shin
     carried left texts' shingles and the right row's own, kept when ``>= threshold``."""
     base = row_base(texts, offsets, partition_info)
     i, j = rows["left"].to_numpy(np.int64), rows["right"].to_numpy(np.int64)
-    carries, carried = _carried(rows)
-    left_ids = i[carries]  # one carrier per left row in this partition
-    by_id = np.argsort(left_ids, kind="stable")
-    docs, inv = np.unique(_local(j, base, len(texts)), return_inverse=True)
-    left = docs.shape[0] + by_id[np.searchsorted(left_ids, i, sorter=by_id)]
+    docs, inv, left, carried = _documents(i, _local(j, base, len(texts)), base, len(texts),
+                                          rows)
     sims = np.full(i.shape[0], -1.0)
     with _store(texts, docs, carried, shingler, n_jobs) as store:
         # a document without shingles is in no pair

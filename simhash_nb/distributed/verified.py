@@ -17,10 +17,13 @@ The Dask twins of :func:`simhash_nb.near_duplicate_texts` and its siblings, in s
 3. **candidates**: the table-key shuffle of :func:`simhash_nb.distributed.near_duplicates`
    with those tables: ``(bucket, table, row, fingerprint)`` records shuffled on the
    key, each bucket searched with the core kernels, each pair kept by the first table
-   whose key it shares. So the candidates are exactly the single-machine ones.
+   whose key it shares. So the candidates are exactly the single-machine ones. The
+   records carry each row's shingle count, and the pairs whose counts cannot reach the
+   threshold are dropped there (the single machine's size filter: about half of them
+   on real-like text).
 4. **verify**: candidates shuffled to the partition of their left row, which attaches
-   those rows' texts (once per left row and right partition); shuffled again to the
-   partition of the right row, which shingles its rows and the carried texts and
+   those rows' texts (once per left row and other right partition); shuffled again to
+   the partition of the right row, which shingles its rows and the carried texts and
    computes the exact Jaccard with a :class:`~simhash_nb._core.pipeline.ShingleStore`
    of them (:mod:`simhash_nb.distributed.shingles`). Texts travel, not shingles (several
    times fewer bytes); no worker holds all shingles, nothing is gathered to the client.
@@ -38,11 +41,9 @@ import pandas as pd
 
 from .._core.clusters import check_keep
 from .._core.docstrings import shared_docs
-from .._frames import fingerprint_array
 from .components import check_out, check_rounds, keep_rows, label_rows, route, star_rounds
 from .design import Plan, plan_texts
 from .docs import DASK_PARAMETERS
-from .input import fp_meta
 from .search import EDGE_META, contract, pair_limit, shuffled_search
 from .shingles import attach_left, carried_meta, verified_meta, verify_right
 
@@ -52,24 +53,17 @@ __all__ = ["cluster_texts", "dedupe_texts", "near_duplicate_texts"]
 # --- stage 3: candidates by the table-key shuffle --------------------------------------------
 
 
-def _search_fps(prints: pd.DataFrame, bits: int) -> pd.Series:
-    """The fingerprints to search: missing for missing texts and texts without shingles
-    (they are in no pair)."""
-    words = prints[[f"w{w}" for w in range(bits // 64)]].to_numpy(np.uint64)
-    fps = words[:, 0].copy() if bits == 64 else np.ascontiguousarray(words)
-    valid = prints["nf"].to_numpy() > 0
-    return pd.Series(fingerprint_array(fps, valid), index=prints.index, name="simhash")
-
-
 def _candidates(plan: Plan, npartitions: int | None, limit: int,
                 shuffle_method: str | None) -> dd.DataFrame:
-    """Candidate pairs ``(left < right, distance)`` of the sampled tables (lazy)."""
+    """Candidate pairs ``(left < right, distance)`` of the sampled tables (lazy): the
+    prints' rows with shingles are searched, and the pairs whose shingle counts cannot
+    reach the threshold dropped at the search (the single machine's size filter), so
+    their texts never travel."""
     bits, family = plan.bits, plan.family
-    fps = plan.prints.map_partitions(_search_fps, bits, meta=fp_meta(bits, "simhash"))
     key_masks = np.ascontiguousarray(family.masks[:, : bits // 64])
-    return shuffled_search([(fps, plan.stats.offsets)], family, key_masks, plan.k, "pairs",
-                           plan.stats.n_present * family.n_tables, limit, plan.n_jobs,
-                           shuffle_method, npartitions)
+    return shuffled_search([(plan.prints, plan.stats.offsets)], family, key_masks, plan.k,
+                           "pairs", plan.stats.n_present * family.n_tables, limit,
+                           plan.n_jobs, shuffle_method, npartitions, threshold=plan.threshold)
 
 
 # --- stage 4: verification --------------------------------------------------------------------
