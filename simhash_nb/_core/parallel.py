@@ -154,6 +154,27 @@ def task_pairs(left, right, value, counts, cap: int):
 
 
 _END = object()
+_PRODUCER = threading.local()  # .stop: the Event of the run_ahead producing in this thread
+
+
+class Cancelled(Exception):
+    """Raised by :func:`check_cancelled` in a :func:`run_ahead` producer whose caller
+    has stopped; the producer ends quietly."""
+
+
+def check_cancelled() -> None:
+    """Raise :class:`Cancelled` when this thread is a :func:`run_ahead` producer whose
+    caller has stopped (a break, an error, Ctrl-C): long work that runs in timed slices
+    calls it between two, so that the producer ends within a slice instead of finishing
+    the item it is making. Does nothing in any other thread.
+
+    Examples
+    --------
+    >>> check_cancelled()  # not a producer: nothing to do
+    """
+    stop = getattr(_PRODUCER, "stop", None)
+    if stop is not None and stop.is_set():
+        raise Cancelled
 
 
 def run_ahead(items: Iterator, depth: int = 1) -> Iterator:
@@ -164,7 +185,8 @@ def run_ahead(items: Iterator, depth: int = 1) -> Iterator:
     so the two overlap; the items and their order are those of ``items``. An
     exception in the producer is raised here; Ctrl-C is answered here at once
     (the main thread only waits), and when the caller stops early the producer stops
-    after the item it is making and closes ``items`` in its own thread.
+    after the item it is making, or within a slice of it where that work calls
+    :func:`check_cancelled`, and closes ``items`` in its own thread.
 
     Examples
     --------
@@ -184,12 +206,15 @@ def run_ahead(items: Iterator, depth: int = 1) -> Iterator:
         return False
 
     def produce() -> None:
+        _PRODUCER.stop = stop  # check_cancelled() in this thread answers to it
         try:
             for item in items:
                 if not offer((None, item)):
                     break
             else:
                 offer((None, _END))
+        except Cancelled:  # the caller stopped while an item was being made
+            pass
         except BaseException as e:  # noqa: BLE001 (raised again in the caller's thread)
             offer((e, None))
         finally:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..._kernels import cross_tables as _ck
 from ...config import config
-from ..parallel import SLICE_SECONDS, deferred_interrupt
+from ..parallel import SLICE_SECONDS, check_cancelled, deferred_interrupt
 from .families import TableFamily
 from .pace import Pace
 
@@ -115,6 +115,7 @@ def cross_waves(new_words: np.ndarray, stored_words: np.ndarray, family: TableFa
                           plan.v, plan.starts)
         held: list[list] = [[] for _ in range(tables.shape[0])]
         for lo, hi in pace.ranges(n):  # Ctrl-C is answered between two slices of rows
+            check_cancelled()  # a run_ahead producer whose caller stopped ends here
             cap = _scan_rows(plan, stored, lo, hi, tables, cap, held)
         for got in held:
             if got:

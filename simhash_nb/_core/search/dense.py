@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._kernels import dense_tables as _dk
 from ...config import config
-from ..parallel import SLICE_SECONDS, deferred_interrupt
+from ..parallel import SLICE_SECONDS, check_cancelled, deferred_interrupt
 from .collector import Collector
 from .families import TableFamily
 from .pace import Pace
@@ -224,6 +224,7 @@ def _sliced_wave(s: _Search, tables, cap: int, got: Collector):
     weighted = np.zeros(lane_of.shape[0], dtype=np.int64)
     held: list[list] = [[] for _ in lane_of]
     while (pos < stop).any():
+        check_cancelled()  # a run_ahead producer whose caller stopped ends here
         keep = got.weighted + int(weighted.sum()) <= got.limit
         room = max(cap, int(1.25 * s.density * s.budget) + 1) if keep else 0
         began, was = time.perf_counter(), pos.copy()
