@@ -21,6 +21,7 @@ distributed = pytest.importorskip("distributed")
 
 SEARCH = sh.distributed.search
 S = sh.distributed.shingles
+V = sh.distributed.verified
 
 
 @pytest.fixture(scope="module")
@@ -160,3 +161,47 @@ def test_distributed_pairs_equal_the_single_machine_on_copies(client, npartition
     got = sorted(zip(got.left.tolist(), got.right.tolist(), got.jaccard.tolist()))
     assert len(want) > 300
     assert got == want
+
+
+def test_pairs_are_verified_evenly_across_partitions():
+    rng = np.random.default_rng(3)
+    i = rng.integers(0, 50_000, 20_000)  # every pair across partitions [0, 50k), [50k, 100k)
+    j = rng.integers(50_000, 100_000, 20_000)
+    cands = pd.DataFrame({"left": i, "right": j, "distance": np.zeros(20_000, np.uint8)})
+    routed = V._by_priority(cands)
+    at_last = float((routed.right >= 50_000).mean())  # by position: all of them
+    assert 0.45 < at_last < 0.55
+    assert sorted(zip(routed.left.clip(upper=routed.right), routed.right.clip(lower=routed.left))) \
+        == sorted(zip(i, j))  # the same pairs, each once
+    # a row carries its text toward rows of higher priority only: at most once a partition
+    prio = SEARCH.mix(np.arange(100_000, dtype=np.uint64))
+    assert (prio[routed.left] < prio[routed.right]).all()
+
+
+@pytest.mark.parametrize("labels", [False, True])
+def test_routed_pairs_come_out_lower_row_first(labels):
+    texts = pd.Series(["a b c", "x y", "a b c", "x y", "a b c", "x y"],
+                      index=[f"d{p}" for p in range(6)])
+    offsets = np.array([0, 3, 6], dtype=np.int64)
+    shingler = Shingler.make(128, tokenizer="word", ngram=1)
+    pairs = [(0, 2), (0, 4), (2, 4), (1, 3), (1, 5), (3, 5)]
+    cands = V._by_priority(pd.DataFrame({"left": [a for a, _ in pairs],
+                                         "right": [b for _, b in pairs],
+                                         "distance": np.zeros(6, np.uint8)}))
+    assert (cands.left > cands.right).any()  # some pairs are routed higher row first
+    got = []
+    for p in (0, 1):  # route to the carrier's partition, then to the verifier's
+        mine = cands[(cands.left >= offsets[p]) & (cands.left < offsets[p + 1])]
+        got.append(S.attach_left(texts.iloc[offsets[p]:offsets[p + 1]], mine, offsets, labels,
+                                 partition_info={"number": p}))
+    carried = pd.concat(got)
+    out = []
+    for p in (0, 1):
+        mine = carried[(carried.right >= offsets[p]) & (carried.right < offsets[p + 1])]
+        part = S.verify_right(texts.iloc[offsets[p]:offsets[p + 1]], mine, offsets, shingler,
+                              1, 0.9, labels, partition_info={"number": p})
+        keys = part[["left", "right"]].values.tolist()
+        assert keys == sorted(keys)  # each partition sorted by (left, right)
+        out += keys
+    want = [[texts.index[a], texts.index[b]] if labels else [a, b] for a, b in pairs]
+    assert sorted(out) == sorted(want)

@@ -71,8 +71,9 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser on a uint64 array (the shuffle key's hash)."""
+def mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser on a uint64 array: a bijection (the shuffle key's hash, and
+    the rows' priority in the verification)."""
     with np.errstate(over="ignore"):
         z = (z ^ (z >> np.uint64(30))) * _M1
         z = (z ^ (z >> np.uint64(27))) * _M2
@@ -125,9 +126,9 @@ def emit(part, tables: range, key_masks: np.ndarray, offsets: np.ndarray,
     m, nt = words.shape[0], len(tables)
     bucket = np.empty(m * nt, dtype=np.uint64)
     for x, t in enumerate(tables):
-        key = _mix(np.full(m, t + 1, dtype=np.uint64))
+        key = mix(np.full(m, t + 1, dtype=np.uint64))
         for w in range(words.shape[1]):
-            key = _mix(key ^ (words[:, w] & key_masks[t, w]))
+            key = mix(key ^ (words[:, w] & key_masks[t, w]))
         bucket[x * m:(x + 1) * m] = key
     cols = {"bucket": bucket,
             "table": np.repeat(np.asarray(tables, dtype=np.uint16), m),

@@ -176,7 +176,9 @@ def verify_right(texts: pd.Series, rows: pd.DataFrame, offsets: np.ndarray, shin
                  n_jobs: int | None, threshold: float, labels: bool,
                  partition_info=None) -> pd.DataFrame:
     """The pairs whose right row is in this partition, verified: exact Jaccard of the
-    carried left texts' shingles and the right row's own, kept when ``>= threshold``."""
+    carried left texts' shingles and the right row's own, kept when ``>= threshold``;
+    each pair comes out as ``left < right`` (the routed ``left`` need not be the
+    lower row), sorted."""
     base = row_base(texts, offsets, partition_info)
     i, j = rows["left"].to_numpy(np.int64), rows["right"].to_numpy(np.int64)
     docs, inv, left, carried = _documents(i, _local(j, base, len(texts)), base, len(texts),
@@ -189,8 +191,16 @@ def verify_right(texts: pd.Series, rows: pd.DataFrame, offsets: np.ndarray, shin
             with threads(n_jobs):
                 sims[ok] = store.similarities(left[ok], inv[ok], threshold)
     keep = np.flatnonzero(sims >= threshold)
-    keep = keep[np.lexsort((j[keep], i[keep]))]
-    out_i = rows["left_label"].array.take(keep) if labels else i[keep]
-    out_j = texts.index.take(j[keep] - base) if labels else j[keep]
+    swap = i[keep] > j[keep]  # a pair comes out as (lower, higher) row
+    lo, hi = np.where(swap, j[keep], i[keep]), np.where(swap, i[keep], j[keep])
+    order = np.lexsort((hi, lo))
+    keep, swap = keep[order], swap[order]
+    if labels:
+        a = rows["left_label"].array.take(keep)
+        b = texts.index.take(j[keep] - base).array
+        out_i, out_j = a.copy(), b.copy()
+        out_i[swap], out_j[swap] = b[swap], a[swap]
+    else:
+        out_i, out_j = lo[order], hi[order]
     return pd.DataFrame({"left": out_i, "right": out_j, "jaccard": sims[keep],
                          "distance": rows["distance"].to_numpy(np.uint8)[keep]})

@@ -21,12 +21,14 @@ The Dask twins of :func:`simhash_nb.near_duplicate_texts` and its siblings, in s
    records carry each row's shingle count, and the pairs whose counts cannot reach the
    threshold are dropped there (the single machine's size filter: about half of them
    on real-like text).
-4. **verify**: candidates shuffled to the partition of their left row, which attaches
-   those rows' texts (once per left row and other right partition); shuffled again to
-   the partition of the right row, which shingles its rows and the carried texts and
-   computes the exact Jaccard with a :class:`~simhash_nb._core.pipeline.ShingleStore`
-   of them (:mod:`simhash_nb.distributed.shingles`). Texts travel, not shingles (several
-   times fewer bytes); no worker holds all shingles, nothing is gathered to the client.
+4. **verify**: each candidate's two rows ordered by a hash of the row (so the pairs
+   spread evenly over the partitions), then shuffled to the partition of the first
+   ("left") row, which attaches those rows' texts (once per left row and other right
+   partition); shuffled again to the partition of the right row, which shingles its
+   rows and the carried texts and computes the exact Jaccard with a
+   :class:`~simhash_nb._core.pipeline.ShingleStore` of them
+   (:mod:`simhash_nb.distributed.shingles`). Texts travel, not shingles (several times
+   fewer bytes); no worker holds all shingles, nothing is gathered to the client.
 5. **pairs / clusters / dedupe**: the verified pairs; or their connected components by
    the large-star / small-star rounds of :func:`simhash_nb.distributed.clusters`.
 """
@@ -44,7 +46,7 @@ from .._core.docstrings import shared_docs
 from .components import check_out, check_rounds, keep_rows, label_rows, route, star_rounds
 from .design import Plan, plan_texts
 from .docs import DASK_PARAMETERS
-from .search import EDGE_META, contract, pair_limit, shuffled_search
+from .search import EDGE_META, contract, mix, pair_limit, shuffled_search
 from .shingles import attach_left, carried_meta, verified_meta, verify_right
 
 __all__ = ["cluster_texts", "dedupe_texts", "near_duplicate_texts"]
@@ -69,10 +71,25 @@ def _candidates(plan: Plan, npartitions: int | None, limit: int,
 # --- stage 4: verification --------------------------------------------------------------------
 
 
+def _by_priority(cands: pd.DataFrame) -> pd.DataFrame:
+    """Candidates ``left < right`` as the verification routes them: ``left`` the row
+    whose text travels, ``right`` the row where the pair is verified -- of the two, the
+    row of lower and of higher priority, a bijective hash of the row. Each text still
+    travels at most once to each partition (a row carries its text to the partitions of
+    the rows of higher priority it pairs with), but the pairs spread evenly over the
+    partitions instead of heaping on the last ones (by position, the last partition
+    would verify every pair it has with any other)."""
+    i = cands["left"].to_numpy(np.int64)
+    j = cands["right"].to_numpy(np.int64)
+    swap = mix(i.view(np.uint64)) > mix(j.view(np.uint64))
+    return cands.assign(left=np.where(swap, j, i), right=np.where(swap, i, j))
+
+
 def _verified(plan: Plan, npartitions: int | None, max_pairs: int | None,
               shuffle_method: str | None) -> dd.DataFrame:
     """Verified pairs ``left, right, jaccard, distance`` (lazy)."""
     cands = _candidates(plan, npartitions, pair_limit(max_pairs), shuffle_method)
+    cands = cands.map_partitions(_by_priority, meta=cands._meta)
     offsets = plan.stats.offsets
     label_dtype = plan.texts._meta.index.dtype if plan.labels else None
     routed = route(cands, "left", offsets, shuffle_method)
