@@ -18,9 +18,15 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check simhash_nb tests benchmarks tools
 
-# docs first: tests/test_docs.py checks the links of the site it builds
-test: $(STAMP) lint docs
-	$(BIN)/python -m pytest -q
+# The docs build (any Sphinx warning fails it) runs beside the tests: the tests that read
+# the site it builds (tests/test_docs.py, tests/test_notebooks.py) run last, wait for it and
+# fail with its log (docs/_build/log) if it failed (tests/conftest.py, docs_build)
+test: $(STAMP) lint
+	@mkdir -p docs/_build && rm -f docs/_build/status
+	($(BIN)/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html > docs/_build/log 2>&1; \
+	 echo $$? > docs/_build/status) & \
+	SIMHASH_NB_DOCS_BUILD=$(CURDIR)/docs/_build/status $(BIN)/python -m pytest -q; \
+	rc=$$?; wait; exit $$rc
 
 # Line coverage with the kernels' lines counted: the whole suite with the JIT, then the
 # kernel-level test files with NUMBA_DISABLE_JIT=1 (as STUMPY does), each under a time

@@ -257,7 +257,7 @@ _EXECUTED: dict = {}
 # Each executed copy is also written to <outdir>/_notebooks/<name>.ipynb with the SHA-256 of
 # its source in its metadata: tests/test_notebooks.py checks that copy instead of executing
 # the notebook a second time when it is newer than the package's code (make test builds the
-# docs first).
+# docs beside the tests, and that test waits for the build).
 EXECUTED_DIR = "_notebooks"
 
 

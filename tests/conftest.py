@@ -1,4 +1,6 @@
 import os
+import pathlib
+import time
 
 import numpy as np
 import pytest
@@ -34,6 +36,25 @@ def dask_cluster():
         yield c
 
 
+@pytest.fixture(scope="session")
+def docs_build():
+    """Wait for the docs build that ``make test`` runs beside the tests, and fail with its log
+    if it failed or warned. ``SIMHASH_NB_DOCS_BUILD`` names the file the build's exit status
+    goes to (the log beside it, ``log``); without it (the tests run alone, or after ``make
+    docs``) there is nothing to wait for."""
+    status = os.environ.get("SIMHASH_NB_DOCS_BUILD")
+    if not status:
+        return
+    status = pathlib.Path(status)
+    deadline = time.monotonic() + 1800
+    while not (status.exists() and status.read_text().strip()):
+        assert time.monotonic() < deadline, "the docs build did not finish within 30 minutes"
+        time.sleep(0.5)
+    log = status.with_name("log")
+    assert status.read_text().strip() == "0", \
+        f"the docs build failed:\n{log.read_text(errors='replace')[-6000:]}"
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "early(process, ...): tests.early.Early processes "
                                        "the test needs, started when collection ends")
@@ -45,6 +66,13 @@ def pytest_collection_finish(session):
         for mark in item.iter_markers("early"):
             for process in mark.args:
                 process.start()
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """With the docs build running beside the tests (``make test``), the tests that read
+    what it builds run last, so that the build runs beside the others."""
+    if os.environ.get("SIMHASH_NB_DOCS_BUILD"):
+        items.sort(key=lambda item: "docs_build" in getattr(item, "fixturenames", ()))
 
 
 def pytest_sessionfinish(session, exitstatus):

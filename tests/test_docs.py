@@ -7,8 +7,8 @@
 - every public class has a docstring with an example, and its public methods have their
   parameters documented;
 - the built site has a page for every public name, and each of its internal links (file
-  and anchor) resolves. ``make test`` builds the site first; run alone, these tests skip
-  when there is no build.
+  and anchor) resolves. ``make test`` builds the site beside the tests, and these tests
+  run last and wait for it; run alone, they skip when there is no build.
 """
 
 from __future__ import annotations
@@ -146,8 +146,15 @@ def test_method_docstring(name, meth):
 
 # --- the built site ---------------------------------------------------------------------
 
-needs_build = pytest.mark.skipif(not (HTML / "index.html").exists(),
-                                 reason="no docs/_build/html: run `make docs` (make test does)")
+@pytest.fixture(scope="module")
+def built_site(docs_build):
+    """The site, once ``make test``'s docs build has finished (tests/conftest.py); skip when
+    there is no build (the tests run alone)."""
+    if not (HTML / "index.html").exists():
+        pytest.skip("no docs/_build/html: run `make docs` (make test does)")
+
+
+needs_build = pytest.mark.usefixtures("built_site")
 
 
 @needs_build

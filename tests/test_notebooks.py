@@ -1,6 +1,7 @@
 """Execute every notebook in notebooks/ on the bundled data: no errors, plots appear.
 
-``make test`` builds the docs first, and the docs build executes every notebook (see
+``make test`` builds the docs beside the tests (this test runs last and waits for the
+build, tests/conftest.py), and the docs build executes every notebook (see
 ``docs/conf.py``) and keeps each executed copy, with the SHA-256 of its source, in
 ``docs/_build/html/_notebooks/``. A copy of the notebook as it is now, written after the
 package's code last changed, is checked here instead of executing the notebook a second
@@ -59,7 +60,7 @@ def test_executed_copy_is_used_only_when_current(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
-def test_notebook_runs(name, tmp_path):
+def test_notebook_runs(name, tmp_path, docs_build):
     source = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     for cell in source.cells:
         if cell.cell_type == "code":
