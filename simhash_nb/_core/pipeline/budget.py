@@ -135,7 +135,7 @@ class MemoryBudget:
     --------
     >>> b = MemoryBudget.make("1GB", base=200_000_000)
     >>> b.free, b.batch_text_bytes, b.shingle_bytes
-    (675000000, 6750000, 337500000)
+    (700000000, 7000000, 350000000)
     """
 
     limit: int
