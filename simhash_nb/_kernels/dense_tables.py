@@ -372,7 +372,9 @@ def partition_chunks(fps, mask, mult, sort_bits, top_bits, rows, fp, hist, bound
     then placing a chunk of consecutive rows (``hist``: ``int64[chunks, 2**top_bits]``);
     the same ``rows``, ``fp`` and ``bounds`` (rows ascending within a group: chunk
     ``c``'s rows of a group come before chunk ``c + 1``'s). For waves of fewer tables
-    than threads, where a table a thread would leave threads idle."""
+    than threads, where a table a thread would leave threads idle. Its loops repeat
+    :func:`partition_rows`' on purpose: that one runs inside the per-lane ``prange`` of
+    :func:`partition_lanes` and :func:`search_dense`, where a parallel kernel cannot."""
     n = fps.shape[0]
     words = fps.shape[1]
     n_chunks = hist.shape[0]
