@@ -37,6 +37,7 @@ from .._core.pipeline.store import SHINGLES
 from .._core.spec import FingerprintSpec, SpecMismatchError
 from .._core.verified import check_options
 from ..io import InputError
+from .bars import reading_bar
 from .sources import check_unique_ids, make_source
 
 __all__ = ["CorpusStore"]
@@ -296,7 +297,7 @@ random_state, max_pairs, n_jobs, progress
                 check = _BackgroundCheck(self)
                 try:
                     new, words, ids = self._read(source, text_column, id_column, budget,
-                                                 tmp_dir, staging, n_jobs)
+                                                 tmp_dir, staging, n_jobs, progress)
                     got = self._pairs(new, words, threshold, recall, budget, random_state,
                                       max_pairs, n_jobs, progress)
                     check.result()
@@ -328,13 +329,14 @@ random_state, max_pairs, n_jobs, progress
             new.close()
 
     def add(self, source, *, text_column: str = "text", id_column: str | None = None,
-            memory_limit=None, tmp_dir=None, n_jobs: int | None = None) -> None:
+            memory_limit=None, tmp_dir=None, n_jobs: int | None = None,
+            progress: bool | None = None) -> None:
         """Append the documents of ``source`` (no pairs are computed).
 
         Parameters
         ----------
-        source, text_column, id_column, memory_limit, tmp_dir, n_jobs
-            As in :meth:`query`.
+        source, text_column, id_column, memory_limit, tmp_dir, n_jobs, progress
+            As in :meth:`query` (the bar counts the documents read).
         """
         budget = MemoryBudget.make(memory_limit)
         with self._lock():
@@ -342,7 +344,7 @@ random_state, max_pairs, n_jobs, progress
             staging = self._staging()
             try:
                 new, words, ids = self._read(source, text_column, id_column, budget, tmp_dir,
-                                             staging, n_jobs)
+                                             staging, n_jobs, progress)
                 new.close()
                 self._commit(staging, words, new, ids)
             except BaseException:
@@ -357,9 +359,10 @@ random_state, max_pairs, n_jobs, progress
             raise SpecMismatchError(f"{self.path} stores shingles of {self.spec.to_json()}; "
                                     f"the query asked for {asked.to_json()}")
 
-    def _read(self, source, text_column, id_column, budget, tmp_dir, staging, n_jobs):
+    def _read(self, source, text_column, id_column, budget, tmp_dir, staging, n_jobs,
+              progress):
         """Shingles (into ``staging`` when adding), fingerprints and ids of the new
-        documents."""
+        documents, with a bar over the documents read (:func:`reading_bar`)."""
         shingler = Shingler(self.spec, self.bits)
         src = make_source(source, text_column, id_column, budget.batch_text_bytes)
         id_parts = []
@@ -371,8 +374,10 @@ random_state, max_pairs, n_jobs, progress
                 yield texts
 
         new = ShingleStore(budget.shingle_bytes, budget.verify_bytes, tmp_dir, folder=staging)
-        words = fingerprint_batches(batches(), shingler, new, budget, missing="empty",
-                                    n_jobs=n_jobs)
+        with reading_bar(src, progress) as bar:
+            words = fingerprint_batches(batches(), shingler, new, budget, missing="empty",
+                                        n_jobs=n_jobs,
+                                        on_batch=lambda valid: bar.update(valid.shape[0]))
         ids = self._new_ids(id_parts, id_column, words.shape[0])
         return new, words, ids
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import sys
 import tempfile
 from typing import Literal
 
@@ -14,8 +13,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
-from tqdm.auto import tqdm
 
 from .._core.clusters import check_keep, keep_from_labels
 from .._core.docstrings import shared_docs
@@ -23,6 +20,7 @@ from .._core.pipeline import MemoryBudget, Shingler
 from .._core.pipeline.run import VerifiedPairs, verified_labels, verified_pairs
 from .._core.verified import check_options
 from ..io import InputError, TableReader, TableWriter, table_format
+from .bars import reading_bar
 from .sources import FileSource, check_unique_ids, make_source
 
 __all__ = ["ShardRun", "check_new_output", "cluster_shards", "dedupe_shards",
@@ -99,7 +97,7 @@ def run_shards(source, threshold: float = 0.7, *, what: str = "pairs",
             pool.release_unused()
 
     run = verified_labels if what == "labels" else verified_pairs
-    with _bar(src, progress) as bar:
+    with reading_bar(src, progress) as bar:
         def on_batch(v):
             valid.append(v)
             bar.update(int(v.shape[0]))
@@ -117,30 +115,6 @@ def run_shards(source, threshold: float = 0.7, *, what: str = "pairs",
 
 def _concat(arrays) -> pa.Array:
     return pa.chunked_array(arrays).combine_chunks()
-
-
-class _NoBar:
-    def update(self, n: int) -> None:
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-
-def _bar(src, progress: bool | None):
-    """A bar over the documents read (pass 1), with ETA when the row count is known."""
-    show = sys.stderr.isatty() if progress is None else progress
-    if not show:
-        return _NoBar()
-    total = None
-    if isinstance(src, FileSource) and all(table_format(p)[0] == "parquet"
-                                           for p in src.paths):
-        total = sum(pq.ParquetFile(p).metadata.num_rows for p in src.paths)
-    return tqdm(total=total, unit="doc", unit_scale=True, desc="shingling",
-                file=sys.stderr, leave=False, dynamic_ncols=True)
 
 
 # The parameters the three shard functions share, one wording each (filled into their
