@@ -6,9 +6,10 @@ reports when ``KeyboardInterrupt`` reached its ``except`` clause. The latency is
 time minus the parent's send time (one machine, one clock).
 
 The child starts at a size computed for the target (``START``: about 1.2 times the target
-on a two-core machine, from how the call's time grows with its input, ``EXPONENT``) and
-grows from there, by that same rule, only while a call is shorter than the target (a
-faster machine), instead of growing from 1,000 rows and timing every step.
+on a two-core machine, from how the call's time grows with its input, ``EXPONENT``), so
+that the signal, sent within the target's seconds, lands inside its first call, with no
+call timed first to size it. On a faster machine, where a call ends before the target,
+each call grows the next one by that same rule.
 """
 
 from __future__ import annotations
@@ -110,21 +111,22 @@ REFERENCE = 9.0 if op in ("near_duplicate_texts", "corpus_store_query") else 3.0
 p = EXPONENT.get(op, 1.5)
 top = CAP // 2  # index_query queries fps[n:2 * n]
 n = max(1000, min(top, int(START[op] * (target / REFERENCE) ** (1 / p))))
-make(1000)()  # load the kernels, so the timed call below is the operation alone
-while True:  # grow the input until one call takes `target` seconds (or the cap)
-    work = make(n)
-    t0 = time.perf_counter()
-    work()
-    took = time.perf_counter() - t0
-    if took >= target or n >= top:
-        break
-    n = min(top, int(n * min(4.0, max(1.25, (1.2 * target / took) ** (1 / p)))))
-print(json.dumps({"n": n, "seconds": took}), flush=True)
+make(1000)()  # load the kernels, so the calls below are the operation alone
+work = make(n)
+print(json.dumps({"n": n}), flush=True)  # the parent sends SIGINT within `target` seconds
+calls = []
 try:
-    while True:
+    while True:  # on a faster machine the calls are shorter: each grows the next one
+        t0 = time.perf_counter()
         work()
+        took = time.perf_counter() - t0
+        calls.append(took)
+        if took < target and n < top:
+            n = min(top, int(n * min(4.0, max(1.25, (1.2 * target / took) ** (1 / p)))))
+            work = make(n)
 except KeyboardInterrupt:
-    print(json.dumps({"caught": time.time()}), flush=True)
+    print(json.dumps({"caught": time.time(), "n": n, "calls": calls,
+                      "running": time.perf_counter() - t0}), flush=True)
 """
 
 OPERATIONS = [
@@ -138,7 +140,8 @@ LONGER = {"near_duplicate_texts": 3.0, "corpus_store_query": 3.0}
 
 
 def interrupt_latency(op: str, target: float, rng: random.Random) -> tuple[float, dict]:
-    """Seconds from SIGINT to the child's ``except KeyboardInterrupt``, and its input size."""
+    """Seconds from SIGINT to the child's ``except KeyboardInterrupt``, and what it ran then:
+    ``n``, the seconds of its finished ``calls`` and of the one ``running``."""
     p = subprocess.Popen([sys.executable, "-c", _CHILD, op, str(target)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env={**os.environ, "PYTHONFAULTHANDLER": "1"})
@@ -147,7 +150,7 @@ def interrupt_latency(op: str, target: float, rng: random.Random) -> tuple[float
         if not line:
             pytest.fail(f"{op}: child failed: {p.communicate(timeout=60)[1][-2000:]}")
         sized = json.loads(line)
-        time.sleep(rng.uniform(0.2, max(0.3, sized["seconds"])))
+        time.sleep(rng.uniform(0.2, target))
         sent = time.time()
         p.send_signal(signal.SIGINT)
         if not select.select([p.stdout], [], [], 60)[0]:
@@ -156,12 +159,12 @@ def interrupt_latency(op: str, target: float, rng: random.Random) -> tuple[float
         if not line:
             p.wait(timeout=60)
             pytest.fail(f"{op}: rc {p.returncode}: {p.stderr.read()[-2000:]}")
-        caught = json.loads(line)["caught"]
+        ran = json.loads(line)
         p.communicate(timeout=60)
     finally:
         p.kill()
         p.wait()
-    return caught - sent, sized
+    return ran.pop("caught") - sent, ran
 
 
 @pytest.mark.slow
@@ -169,6 +172,7 @@ def interrupt_latency(op: str, target: float, rng: random.Random) -> tuple[float
 @pytest.mark.parametrize("op", OPERATIONS)
 def test_ctrl_c_answers_within_a_second(op):
     target = float(os.environ.get("SIMHASH_NB_INTERRUPT_SECONDS", "3"))
-    latency, sized = interrupt_latency(op, target * LONGER.get(op, 1.0), random.Random(op))
-    assert latency < 1.0, f"{op} on n={sized['n']} ({sized['seconds']:.1f} s a call): " \
-                          f"KeyboardInterrupt after {latency:.2f} s"
+    latency, ran = interrupt_latency(op, target * LONGER.get(op, 1.0), random.Random(op))
+    assert latency < 1.0, f"{op} on n={ran['n']} (calls of {ran['calls']} s, then one " \
+                          f"stopped after {ran['running']:.1f} s): KeyboardInterrupt " \
+                          f"after {latency:.2f} s"
