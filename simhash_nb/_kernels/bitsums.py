@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .prange import PRANGE_ONLY
 from .shingles import (
-    PRANGE_ONLY,
     doc_hashes,
     insert_sorted,
     sort_u64,

@@ -33,6 +33,7 @@ from numba import njit, prange
 from .dense_tables import owner
 from .lanes import near_lanes, near_lanes2
 from .popcount import popcount64
+from .prange import PRANGE_ONLY
 
 PAD = 32  # slots after the last new row: a block of four steps reads 32 rows
 
@@ -46,7 +47,7 @@ def _hash(fps, i, words, m0, m1, a0, a1, shift):
     return ((fps[i, 0] & m0) * a0 + (fps[i, 1] & m1) * a1) >> shift
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def index_new(new, tables, masks, mults, hash_bits, rows, v, starts):
     """Counting-sort the rows of ``new`` by their hash under each table of ``tables``
     (one table a thread): for wave slot ``w``, the rows of hash ``h`` are
@@ -80,7 +81,7 @@ def index_new(new, tables, masks, mults, hash_bits, rows, v, starts):
         st[0] = 0
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def scan_stored(stored, tables, masks, mults, hash_bits, rows, v, starts, k, steps, mw0, mw1,
                 block_masks, sels, n_chunks, tasks, base, room, left, right, dist, counts):
     """Scan the stored rows against the indexed new rows (:func:`index_new`).

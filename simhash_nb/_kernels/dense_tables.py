@@ -36,6 +36,7 @@ from numba import njit, prange
 
 from .lanes import clear_lanes2, near_lanes, near_lanes2
 from .popcount import popcount64
+from .prange import PRANGE_ONLY
 
 PAD = 8  # slots after the last position of each word of the carried fingerprints
 HITS = 256  # steps with a near lane listed before their pairs are written (run_pairs)
@@ -299,7 +300,7 @@ def word_major(masks):
     return mw0, mw1
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def search_dense(fps, n_left, tables, masks, mults, sort_bits, top_bits, block_masks, sels, k,
                  wa, wb, n_threads, cap, rows, fp, rows_t, fp_t, h_lo, h_hi):
     """Sort and scan ``tables`` (indices into ``masks``), thread ``th`` taking tables
@@ -355,7 +356,7 @@ def search_dense(fps, n_left, tables, masks, mults, sort_bits, top_bits, block_m
     return left, right, dist, counts, weighted, start
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def partition_lanes(fps, tables, masks, mults, sort_bits, top_bits, rows, fp, h_hi, bounds):
     """:func:`partition_rows` of ``tables[th]`` into lane ``th``'s work arrays, one table
     a thread; ``bounds[th]`` gets its groups' starts. :func:`scan_groups` then scans
@@ -366,7 +367,7 @@ def partition_lanes(fps, tables, masks, mults, sort_bits, top_bits, rows, fp, h_
                        h_hi[th], bounds[th])
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def partition_chunks(fps, mask, mult, sort_bits, top_bits, rows, fp, hist, bounds):
     """:func:`partition_rows` of one table by ``hist.shape[0]`` threads, each counting
     then placing a chunk of consecutive rows (``hist``: ``int64[chunks, 2**top_bits]``);
@@ -411,7 +412,7 @@ def partition_chunks(fps, mask, mult, sort_bits, top_bits, rows, fp, hist, bound
 ROW_WORK = 128  # a row's sorting costs about what 128 candidates do (34 ns, 0.24 ns)
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def scan_groups(lane_of, pos, stop, budget, n_left, tables, masks, mults, sort_bits, top_bits,
                 block_masks, sels, k, wa, wb, cap, rows, fp, rows_t, fp_t, h_lo, bounds):
     """Scan the groups of the tables that :func:`partition_lanes` (or

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .prange import PRANGE_ONLY
 from .table_keys import ONE
 from .table_scan import first_run_at, run_end
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def group_identical(sorted_, row_bits, fps, n_tasks, write, rep):
     """Number of distinct fingerprints, from a table sorted by a hash of the whole
     fingerprint (equal rows share a run; rows ascend in a run).
@@ -83,7 +84,7 @@ def group_members(inverse, n_groups):
     return ptr, rows
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def expand_pairs(u, v, d, ptr_a, rows_a, ptr_b, rows_b, offsets, self_join, out_i, out_j, out_d):
     """Every (row of group u) x (row of group v) for each group pair; ``i < j`` when
     ``self_join``. Pair ``p`` writes from ``offsets[p]``."""
@@ -101,7 +102,7 @@ def expand_pairs(u, v, d, ptr_a, rows_a, ptr_b, rows_b, offsets, self_join, out_
                 o += 1
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def expand_groups(groups, ptr, rows, offsets, out_i, out_j, out_d):
     """All pairs (distance 0) inside each listed group of identical rows."""
     for p in prange(groups.shape[0]):

@@ -10,6 +10,7 @@ from numba import njit, prange
 from numba.extending import overload
 
 from .popcount import popcount64
+from .prange import PRANGE_ONLY
 
 
 def row_distance(a, i, b, j):
@@ -49,7 +50,7 @@ def emit(left, right, dist, at, room, c, i, j, d):
     return c + 1
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def hamming_matrix(a, b, out):
     """``out[i, j] = popcount(a[i] ^ b[j])`` for all i, j."""
     for i in prange(a.shape[0]):
@@ -58,7 +59,7 @@ def hamming_matrix(a, b, out):
     return out
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def pairs_within(a, b, lo, hi, k, self_join, n_tasks, cap):
     """Every (i, j) with distance <= k and ``lo <= i < hi``, brute force, in parallel.
 

@@ -8,10 +8,11 @@ from numba import njit, prange
 from .hamming import emit
 from .jaccard import lower_bound
 from .popcount import popcount64
+from .prange import PRANGE_ONLY
 from .table_keys import ONE, is_owner, row_key
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def query_run(
     q, k, fps, lo, alive, tabs, row_bits, sels, key_pieces, extra_pieces, hashed, key_bits,
     extra_bits, block_masks, n_tasks, cap,
@@ -73,7 +74,7 @@ def query_run(
     return out_q, out_s, out_d, counts
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def lookup_ids(id_sorted, id_slot, alive, ids, out):
     """For each id, a live slot holding it (``out`` entries already >= 0 are kept)."""
     m = id_sorted.shape[0]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .prange import PRANGE_ONLY
 from .xxh64 import splitmix64
 
 _U64_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -82,7 +83,7 @@ def pair_jaccard(indptr, hashes, i, j):
     return c / (total - c)
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def pair_similarities(indptr, hashes, left, right, out):
     """``out[p] = J(left[p], right[p])`` for every pair, in parallel (the Jaccard similarities
     of given pairs; the threshold join is :func:`simhash_nb.jaccard_pairs`)."""
@@ -91,7 +92,7 @@ def pair_similarities(indptr, hashes, left, right, out):
     return out
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def jaccard_all(indptr, hashes, n_tasks, out):
     """All pairs ``i < j`` in condensed order (that of ``np.triu_indices(n, 1)``).
 
@@ -164,7 +165,7 @@ def jaccard_at_least(indptr, hashes, a, b, threshold):
     return jaccard_between_at_least(indptr, hashes, a, indptr, hashes, b, threshold)
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def listed_at_least(indptr, hashes, left, right, todo, threshold, ok):
     """``ok[t]``: whether pair ``todo[t]`` of ``left``/``right`` has Jaccard
     ``>= threshold``, in parallel."""
@@ -174,7 +175,7 @@ def listed_at_least(indptr, hashes, left, right, todo, threshold, ok):
     return ok
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def pair_similarities_above(indptr, hashes, left, right, threshold, out):
     """``out[p] = J(left[p], right[p])`` where it is ``>= threshold``, else -1
     (:func:`jaccard_at_least` for every pair, in parallel)."""
@@ -183,7 +184,7 @@ def pair_similarities_above(indptr, hashes, left, right, threshold, out):
     return out
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def pairs_above(indptr, hashes, order, lo, hi, threshold, n_tasks, cap):
     """Every pair with Jaccard ``>= threshold``, pruned (the AllPairs filters).
 
@@ -237,7 +238,7 @@ def pairs_above(indptr, hashes, order, lo, hi, threshold, n_tasks, cap):
     return left, right, sims, counts
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def minhash(indptr, hashes, salts, out):
     """MinHash signatures: ``out[d, p] = min_h splitmix64(h ^ salts[p])`` (max if empty)."""
     n = indptr.shape[0] - 1
@@ -254,7 +255,7 @@ def minhash(indptr, hashes, salts, out):
     return out
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def band_keys(sig, bands, rows, out):
     """``out[d, b]``: hash of signature entries ``b * rows .. b * rows + rows - 1``."""
     for d in prange(sig.shape[0]):

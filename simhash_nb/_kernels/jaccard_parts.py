@@ -12,9 +12,10 @@ from numba import njit, prange
 from numba.typed import List
 
 from .jaccard import jaccard_between_at_least
+from .prange import PRANGE_ONLY
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def parts_similarities_above(offsets, hashes, part_i, row_i, part_j, row_j, threshold, out):
     """``out[p]`` = Jaccard of row ``row_i[p]`` of part ``part_i[p]`` and row
     ``row_j[p]`` of part ``part_j[p]`` where it is ``>= threshold``, else -1

@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .shingles import PRANGE_ONLY, decode_cp, next_cp_start
+from .prange import PRANGE_ONLY
+from .shingles import decode_cp, next_cp_start
 
 PUNCT = 3
 SPACE = 4

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .prange import PRANGE_ONLY
 from .table_keys import ONE, make_words
 
 
@@ -97,7 +98,7 @@ def _digits(key_bits, extra_bits, row_bits, top_bits):
     return top, tshift, np.uint64((1 << top) - 1), low
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def sort_table(
     fps, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits, top_bits,
     local_bits, n_chunks, buf, tmp,

@@ -21,22 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core.cpu import ParallelOptions
 
 from .xxh64 import xxh64
 
 MODE_CHAR = 0
 MODE_WORD = 1
-
-# The parallel kernels' option: ``prange`` loops only. With ``parallel=True`` Numba also
-# turns array expressions and numpy calls (``np.zeros``, ``.min()``, slice copies) into
-# parallel loops, each compiled as one more gufunc: seconds on a first call, for work
-# that is small beside the ``prange`` loop. An options object, not a dict (Numba pops
-# the dict's keys when it reads it). Here because every parallel kernel imports this
-# module.
-PRANGE_ONLY = ParallelOptions({"comprehension": False, "reduction": False,
-                               "inplace_binop": False, "setitem": False, "numpy": False,
-                               "stencil": False, "fusion": False})
 
 
 @njit(cache=True, nogil=True)

@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit, prange
 
 from .popcount import popcount64
+from .prange import PRANGE_ONLY
 from .radix import sort_table_serial
 from .table_keys import ONE, is_owner
 
@@ -131,7 +132,7 @@ def _outputs(n_tasks, cap, big_cap):
             np.zeros(n_tasks, dtype=np.int64))
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def scan_runs(
     sorted_, lo, hi, extra_bits, row_bits, fps, k, n_left, sel, block_masks, must_differ, wa,
     wb, n_tasks, cap, big_pairs, big_cap,
@@ -156,7 +157,7 @@ def scan_runs(
     return left, right, dist, counts, weighted, big, n_big
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def sort_tables(fps, tables, key_pieces, extra_pieces, hashed, key_bits, extra_bits, row_bits,
                 top_bits, local_bits, bufs, tmps):
     """Sort several tables at once, one a parallel task: table ``tables[w]`` into
@@ -170,7 +171,7 @@ def sort_tables(fps, tables, key_pieces, extra_pieces, hashed, key_bits, extra_b
         )
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def scan_tables(
     bufs, lo, hi, tables, extra_bits, row_bits, fps, k, n_left, sels, block_masks,
     must_differ, wa, wb, cap, big_pairs, big_cap,

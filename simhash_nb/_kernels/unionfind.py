@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .prange import PRANGE_ONLY
+
 
 @njit(cache=True, inline="always")
 def _find(parent, x):
@@ -43,7 +45,7 @@ def components(n, i, j):
     return parent
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def last_of_component(labels):
     """``keep[x]`` is True for the largest element of each component."""
     n = labels.shape[0]

@@ -15,7 +15,8 @@ import numpy as np
 from numba import njit, prange
 
 from .bitsums import max_doc_len
-from .shingles import PRANGE_ONLY, next_cp_start, word_bounds
+from .prange import PRANGE_ONLY
+from .shingles import next_cp_start, word_bounds
 
 
 @njit(cache=True, nogil=True)

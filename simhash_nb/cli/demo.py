@@ -14,7 +14,6 @@ from matplotlib.figure import Figure
 from .. import datasets
 from .._core.evaluate import jaccard_pairs, recommend_k, threshold_table
 from .._core.fingerprint import features_and_fingerprints
-from .._core.hamming import hamming_matrix
 from .._core.spec import FingerprintSpec
 from .._frames import SPEC_ATTR, column_specs, fingerprint_array
 from ..io import write_parquet
@@ -141,9 +140,21 @@ def _run_corpus(name: str, df, spec, args) -> _Corpus:
         "corpus": name, "id": df["id"].to_numpy(), "cluster": first_id,
         "cluster_size": labels.map(sizes).to_numpy(), "text": texts.to_numpy()})
     fps = df[["id", "simhash"]].assign(corpus=name).reset_index(drop=True)
-    m = hamming_matrix(df["simhash"].simhash.to_numpy())
-    np.fill_diagonal(m, 255)
-    return _Corpus(k, pairs, clusters, fps, m.min(axis=1), tuned)
+    return _Corpus(k, pairs, clusters, fps, _nearest(df["simhash"].simhash.to_numpy()), tuned)
+
+
+def _nearest(fps: np.ndarray, block: int = 512) -> np.ndarray:
+    """Each 64-bit fingerprint's Hamming distance to its nearest other one (255 for a
+    lone text), a block of rows against all at a time: numpy for the demo's few thousand
+    texts, so that its first (cold) run compiles no kernel for it."""
+    n = fps.shape[0]
+    out = np.full(n, 255, dtype=np.uint8)
+    for s in range(0, n, block):
+        d = np.bitwise_count(fps[s:s + block, None] ^ fps[None, :])
+        rows = np.arange(d.shape[0])
+        d[rows, rows + s] = 255
+        out[s:s + block] = d.min(axis=1, initial=255)
+    return out
 
 
 def _write_tables(found: dict, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
