@@ -587,6 +587,31 @@ def test_spilled_verification_with_the_prefix_filter_is_exact(docs, threshold, s
         assert (other[~hit] < threshold).all()
 
 
+def test_spilled_gather_reads_every_run_on_threads_and_names_a_short_read():
+    """The spilled shingles of many documents, read on the kernel's threads (each run to
+    its own place): the same CSR as held in memory, whole or first ``counts`` hashes;
+    a file cut short fails with the folder and how much of the run it held."""
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(0, 60, 5000)
+    indptr = np.concatenate([[0], np.cumsum(sizes)])
+    hashes = rng.integers(0, 2**64, int(indptr[-1]), dtype=np.uint64)
+    docs = np.unique(rng.integers(0, 5000, 3000))
+    counts = np.minimum(sizes[docs], rng.integers(0, 60, docs.shape[0]))
+    with pipeline_store.ShingleStore(1 << 30, 1 << 30) as held, \
+            pipeline_store.ShingleStore(0, 1 << 30) as spilled:
+        for s in (held, spilled):
+            s.append(indptr, hashes)
+            s.seal()
+        assert spilled.spilled and not held.spilled
+        for c in (None, counts):
+            want, got = held.gather(docs, c), spilled.gather(docs, c)
+            assert np.array_equal(want[0], got[0]) and np.array_equal(want[1], got[1])
+        cut = int(indptr[docs[-1]]) * 8  # the last document's run is short
+        os.truncate(os.path.join(spilled.folder, pipeline_store.SHINGLES), cut)
+        with pytest.raises(OSError, match=r"cannot read the shingles of .* bytes\)"):
+            spilled.gather(docs)
+
+
 def test_prefix_filter_keeps_pairs_at_the_threshold_sharing_only_their_largest_hashes():
     """The worst case of the prefix filter: two sets just at the threshold whose shared
     hashes are the largest of both, so the prefixes meet in one hash only."""

@@ -16,10 +16,11 @@ import tempfile
 import weakref
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..._kernels import jaccard as _jk
 from ..._kernels.jaccard_parts import parts_similarities_above, typed_parts
+from ..._kernels.prange import PRANGE_ONLY
 
 __all__ = ["SHINGLES", "ShingleStore"]
 
@@ -32,20 +33,27 @@ _pread.argtypes = (ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_ssiz
 _pread.restype = ctypes.c_ssize_t
 
 
-@njit(cache=True, nogil=True)
+@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def _read_runs(pread, fd, address, starts, lengths):
     """Read ``lengths[r]`` hashes from hash ``starts[r]`` of file ``fd`` for each run,
-    one after another into the buffer at ``address``; the runs not read in full (-1
+    one after another into the buffer at ``address``, the runs spread over the threads
+    (a run's place: the lengths of those before it); the first run not read in full (-1
     when all were). ``pread`` is libc's, as a ctypes function: an argument, so that its
     address is the calling process's own and the compiled kernel can be cached (a
     global would be baked into it)."""
-    pos = 0
-    for r in range(starts.shape[0]):
+    n = starts.shape[0]
+    pos = np.empty(n, dtype=np.int64)
+    total = 0
+    for r in range(n):
+        pos[r] = total
+        total += lengths[r] * 8
+    short = np.zeros(n, dtype=np.bool_)
+    for r in prange(n):
         want = lengths[r] * 8
-        got = pread(fd, address + pos, want, starts[r] * 8)
-        if got != want:
+        short[r] = pread(fd, address + pos[r], want, starts[r] * 8) != want
+    for r in range(n):
+        if short[r]:
             return r
-        pos += want
     return -1
 
 
@@ -217,12 +225,21 @@ class ShingleStore:
         out = np.empty(int(indptr[-1]), dtype=np.uint64)
         keep = counts > 0
         if out.shape[0]:
-            bad = _read_runs(_pread, self._fd, out.ctypes.data, self.offsets[docs][keep],
-                             counts[keep])
+            starts, lengths = self.offsets[docs][keep], counts[keep]
+            bad = _read_runs(_pread, self._fd, out.ctypes.data, starts, lengths)
             if bad >= 0:
                 raise OSError(f"cannot read the shingles of {self.folder} (run {bad}: "
-                              f"{os.strerror(ctypes.get_errno())})")
+                              f"{self._read_error(starts[bad], lengths[bad])})")
         return indptr, out
+
+    def _read_error(self, start: int, length: int) -> str:
+        """Why a run could not be read: read again in this thread, whose ``errno`` it
+        sets (the kernel's threads each have their own)."""
+        try:
+            got = len(os.pread(self._fd, int(length) * _ITEM, int(start) * _ITEM))
+        except OSError as e:
+            return e.strerror or str(e)
+        return f"{got} of {int(length) * _ITEM} bytes"
 
     def _local(self, i, j, other: ShingleStore | None = None, lengths=None):
         """The documents of pairs ``(i, j)`` gathered into one small CSR: ``(indptr,
