@@ -19,6 +19,12 @@ S = sh.distributed.shingles
 DESIGN = sh.distributed.design
 
 
+def _prints(texts: pd.Series, shingler) -> pd.DataFrame:
+    """A partition's prints as stage 1 persists them (fingerprints, counts, shingles):
+    what verify_right reads of its own rows."""
+    return sh.distributed.design.prints_part(texts, shingler, 1)
+
+
 @pytest.fixture(scope="module")
 def client(dask_cluster):  # the session's cluster (tests/conftest.py)
     with distributed.Client(dask_cluster) as cl:
@@ -187,12 +193,12 @@ def test_stages_carry_each_left_text_once_per_other_partition():
     assert carries.tolist() == [False, False, True, False]
     assert values.to_pylist() == ["a b c d e"]
     first = carried[carried.right < 3]
-    got = S.verify_right(texts.iloc[:3], first, offsets, shingler, 1, 0.6, False,
-                         partition_info={"number": 0})
+    got = S.verify_right(_prints(texts.iloc[:3], shingler), first, offsets, shingler, 1, 0.6,
+                         False, partition_info={"number": 0})
     assert got[["left", "right"]].values.tolist() == [[0, 1], [0, 2]]
     np.testing.assert_allclose(got.jaccard, [1.0, 4 / 6])
-    second = S.verify_right(texts.iloc[3:], carried[carried.right >= 3], offsets, shingler, 1,
-                            0.6, False, partition_info={"number": 1})
+    second = S.verify_right(_prints(texts.iloc[3:], shingler), carried[carried.right >= 3],
+                            offsets, shingler, 1, 0.6, False, partition_info={"number": 1})
     assert second[["left", "right"]].values.tolist() == [[0, 4]]  # "" is in no pair
 
 
@@ -203,8 +209,8 @@ def test_a_left_text_without_shingles_is_in_no_pair():
     cands = pd.DataFrame({"left": [0, 0, 1], "right": [2, 3, 3],
                           "distance": np.zeros(3, dtype=np.uint8)})
     carried = S.attach_left(texts.iloc[:2], cands, offsets, False, partition_info={"number": 0})
-    got = S.verify_right(texts.iloc[2:], carried, offsets, shingler, 1, 0.5, False,
-                         partition_info={"number": 1})
+    got = S.verify_right(_prints(texts.iloc[2:], shingler), carried, offsets, shingler, 1, 0.5,
+                         False, partition_info={"number": 1})
     assert got[["left", "right"]].values.tolist() == [[1, 3]]
 
 

@@ -26,9 +26,9 @@ from .._core.search.families import TableFamily, sampled
 from .._core.verified import check_options
 from ..config import config
 from .input import check_dask, check_npartitions, check_picklable, select, shuffle_for, task_threads
-from .shingles import shingle
+from .shingles import CARRIED, SHINGLES, shingle, shingle_column
 
-__all__ = ["Plan", "PrintStats", "plan_texts"]
+__all__ = ["Plan", "PrintStats", "plan_texts", "prints_part"]
 
 
 # --- checks -------------------------------------------------------------------------------
@@ -75,24 +75,41 @@ def _shingler(bits: int, options: dict, n_jobs: int | None) -> Shingler:
 # --- stage 1: fingerprints and shingle counts ------------------------------------------------
 
 
-def _prints_part(texts: pd.Series, shingler: Shingler, n_jobs: int | None) -> pd.DataFrame:
-    """Fingerprint words ``w0[, w1]`` and shingle count ``nf`` (-1: missing) of a partition."""
+def prints_part(texts: pd.Series, shingler: Shingler, n_jobs: int | None) -> pd.DataFrame:
+    """Fingerprint words ``w0[, w1]``, shingle count ``nf`` (-1: missing) and shingles
+    (:data:`~simhash_nb.distributed.shingles.SHINGLES`: each row's sorted distinct
+    shingle hashes as the bytes of ``uint64`` values, empty if missing) of a partition
+    of texts: what stage 1 persists, and what the verification reads.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from simhash_nb._core.pipeline import Shingler
+    >>> shingler = Shingler.make(128, tokenizer="word", ngram=1)
+    >>> p = prints_part(pd.Series(["a b", None, "a"]), shingler, 1)
+    >>> p.columns.tolist(), p["nf"].tolist(), [len(b) for b in p["shingles"]]
+    (['w0', 'w1', 'nf', 'shingles'], [2, -1, 1], [16, 0, 8])
+    """
     present = texts.notna().to_numpy(bool)
     words = np.zeros((len(texts), shingler.bits // 64), dtype=np.uint64)
     nf = np.full(len(texts), -1, dtype=np.int64)
+    indptr, hashes = np.zeros(1, np.int64), np.empty(0, np.uint64)
     if present.any():
         sub = texts if present.all() else texts[present]
         fb, fps = shingle(sub, shingler, n_jobs)
         words[present] = fps
         nf[present] = np.diff(fb.indptr)
+        indptr, hashes = fb.indptr, fb.hashes
     cols: dict[str, Any] = {f"w{w}": words[:, w] for w in range(words.shape[1])}
     cols["nf"] = nf
+    cols[SHINGLES] = shingle_column(np.maximum(nf, 0), hashes[: int(indptr[-1])])
     return pd.DataFrame(cols, index=texts.index)
 
 
 def _prints_meta(bits: int, index) -> pd.DataFrame:
     cols: dict[str, Any] = {f"w{w}": np.empty(0, np.uint64) for w in range(bits // 64)}
     cols["nf"] = np.empty(0, np.int64)
+    cols[SHINGLES] = pd.Series([], dtype=CARRIED)
     return pd.DataFrame(cols, index=index[:0])
 
 
@@ -138,7 +155,7 @@ def _scan(prints: dd.DataFrame, check_index: bool) -> PrintStats:
 
 
 def _present_words(prints: pd.DataFrame) -> pd.DataFrame:
-    words = [c for c in prints.columns if c != "nf"]
+    words = [c for c in prints.columns if c not in ("nf", SHINGLES)]
     return prints.loc[prints["nf"].to_numpy() >= 0, words].reset_index(drop=True)
 
 
@@ -194,7 +211,7 @@ class Plan:
     """Everything the lazy stages need, decided on the client."""
 
     texts: Any  # dask Series of texts, partitioned like the input
-    prints: Any  # persisted dask DataFrame: w0[, w1], nf
+    prints: Any  # persisted dask DataFrame: w0[, w1], nf, shingles
     stats: PrintStats
     shingler: Shingler
     n_jobs: int | None  # Numba threads per task
@@ -229,7 +246,7 @@ def plan_texts(data: dd.DataFrame | dd.Series, options: dict, *, threshold: floa
                          "ids='position' (global row positions)")
     n_jobs = task_threads(n_jobs)
     shingler = _shingler(bits, options, n_jobs)
-    prints = texts.map_partitions(_prints_part, shingler, n_jobs,
+    prints = texts.map_partitions(prints_part, shingler, n_jobs,
                                   meta=_prints_meta(bits, texts._meta.index))
     prints = prints.persist()
     stats = _scan(prints, ids == "index")

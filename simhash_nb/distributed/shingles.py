@@ -9,12 +9,12 @@ Two routes, no gather:
    copies carries ``m`` texts per partition, not ``m (m - 1) / 2``; a pair whose right
    row is in the same partition carries nothing (that partition has the text). It
    shingles nothing.
-2. :func:`verify_right` runs on the partition of the right rows: it shingles, in one
-   pass, its own rows that some pair names (right rows, and left rows of its own pairs,
-   each once) and the carried texts, lays them in one in-memory
-   :class:`~simhash_nb._core.pipeline.ShingleStore`, and computes the exact Jaccard of
-   every pair with it (the verify stage of the single-machine runners). A pair with a
-   document without shingles is in no pair.
+2. :func:`verify_right` runs on the partition of the right rows: its own rows' shingles
+   are those stage 1 kept with the partition's prints (:data:`SHINGLES`, laid in a
+   :class:`~simhash_nb._core.pipeline.ShingleStore` as they are, not shingled again),
+   the carried texts are shingled in one pass, and the exact Jaccard of every pair is
+   computed with that store (the verify stage of the single-machine runners). A pair
+   with a document without shingles is in no pair.
 
 Fewer candidates reach them than the search finds: the search drops the pairs whose
 shingle counts cannot reach the threshold (the single machine's size filter, on the
@@ -22,7 +22,8 @@ counts the records carry), so their texts never travel.
 
 The texts travel, not their shingles: a text's UTF-8 bytes are several times smaller
 than its shingle hashes (8 bytes a shingle, about one shingle a character for
-character n-grams), and the left texts were to be shingled once anyway. They travel as
+character n-grams: several times the copying in the shuffles), and the left texts were
+to be shingled once anyway. They travel as
 an Arrow ``large_binary`` column, null on the pairs that do not carry one (a binary
 type, because Dask's P2P shuffle restores column types from their names and knows
 ``large_binary[pyarrow]``): built and read as offsets and one buffer, never one Python
@@ -71,6 +72,39 @@ def shingle_only(texts, shingler: Shingler, n_jobs: int | None) -> FeatureBatch:
     with threads(n_jobs):
         fb, _, _ = binary_shingles(texts, shingler.spec, shingler.extras, 0, n_jobs)
     return fb
+
+
+SHINGLES = "shingles"  # the prints' column of each row's shingle hashes (bytes)
+
+
+def shingle_column(counts: np.ndarray, hashes: np.ndarray) -> pd.arrays.ArrowExtensionArray:
+    """Rows of ``counts[r]`` shingles each, laid one after the other in ``hashes``, as a
+    ``large_binary`` column of their ``uint64`` bytes (no copy of the hashes)."""
+    offsets = np.zeros(counts.shape[0] + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    data = np.ascontiguousarray(hashes[: int(offsets[-1])], dtype=np.uint64)
+    arr = pa.LargeBinaryArray.from_buffers(pa.large_binary(), counts.shape[0],
+                                           [None, pa.py_buffer(offsets * 8),
+                                            pa.py_buffer(data)])
+    return pd.arrays.ArrowExtensionArray(arr)
+
+
+def column_shingles(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``(indptr int64[n + 1], hashes uint64[nnz])`` of a :func:`shingle_column` (each
+    row's shingles, as :class:`~simhash_nb._core.batch.FeatureBatch` lays them), without
+    copying the hashes where they lie aligned."""
+    arr = arrow_of(column)
+    if arr.type != pa.large_binary():  # a transfer may narrow the offsets
+        arr = arr.cast(pa.large_binary())
+    n = len(arr)
+    offsets = np.frombuffer(arr.buffers()[1], np.int64, count=n + 1, offset=8 * arr.offset)
+    start, end = int(offsets[0]), int(offsets[-1])
+    if end == start:
+        return np.zeros(n + 1, np.int64), np.empty(0, np.uint64)
+    data = np.frombuffer(arr.buffers()[2], np.uint8)[start:end]
+    hashes = (data.view(np.uint64) if data.ctypes.data % 8 == 0
+              else data.copy().view(np.uint64))
+    return (offsets - start) // 8, hashes
 
 
 def carried_meta(label_dtype=None) -> pd.DataFrame:
@@ -141,50 +175,50 @@ def _carried(rows: pd.DataFrame) -> tuple[np.ndarray, pa.Array]:
     return carries, to_arrow(arr.filter(pa.array(carries)))
 
 
-def _store(texts: pd.Series, docs: np.ndarray, carried: pa.Array, shingler: Shingler,
+def _store(prints: pd.DataFrame, carried: pa.Array, shingler: Shingler,
            n_jobs: int | None) -> ShingleStore:
-    """This partition's rows ``docs`` (documents ``0 .. len(docs) - 1``), then the carried
-    left texts, shingled in one pass into one sealed in-memory store."""
-    both = pa.concat_arrays([to_arrow(texts.iloc[docs]), carried])
+    """This partition's rows (documents ``0 .. len(prints) - 1``: their shingles as
+    stage 1 kept them, not copied), then the carried left texts, shingled, in one sealed
+    in-memory store."""
     store = ShingleStore(_HELD, _HELD)
-    fb = shingle_only(pd.Series(pd.arrays.ArrowExtensionArray(both)), shingler, n_jobs)
-    store.append(fb.indptr, fb.hashes)
-    del fb  # the store holds a copy: the hashes are not held twice at seal
+    store.append(*column_shingles(prints[SHINGLES]))
+    if len(carried):
+        fb = shingle_only(pd.Series(pd.arrays.ArrowExtensionArray(carried)), shingler,
+                          n_jobs)
+        store.append(fb.indptr, fb.hashes)
+        del fb  # the store holds them now
     store.seal()
     return store
 
 
-def _documents(i: np.ndarray, j_local: np.ndarray, base: int, n: int, rows: pd.DataFrame):
-    """``(docs, inv, left, carried)``: this partition's rows to shingle (``docs``: the
-    right rows and the left rows that are in it too, each once), each pair's right and
-    left document (``inv``, ``left``: positions in ``docs``, then after them the carried
-    texts), and the carried left texts (one per left row from another partition)."""
+def _documents(i: np.ndarray, base: int, n: int, rows: pd.DataFrame):
+    """``(left, carried)``: each pair's left document (its row in this partition, or
+    ``n +`` its carried text's position), and the carried left texts (one per left row
+    from another partition)."""
     here = (i >= base) & (i < base + n)
-    docs, back = np.unique(np.concatenate([j_local, i[here] - base]), return_inverse=True)
-    inv = back[: j_local.shape[0]]
     carries, carried = _carried(rows)
     left_ids = i[carries]  # one carrier per left row from another partition
     by_id = np.argsort(left_ids, kind="stable")
     left = np.empty(i.shape[0], np.int64)
-    left[here] = back[j_local.shape[0]:]
+    left[here] = i[here] - base
     away = ~here
-    left[away] = docs.shape[0] + by_id[np.searchsorted(left_ids, i[away], sorter=by_id)]
-    return docs, inv, left, carried
+    left[away] = n + by_id[np.searchsorted(left_ids, i[away], sorter=by_id)]
+    return left, carried
 
 
-def verify_right(texts: pd.Series, rows: pd.DataFrame, offsets: np.ndarray, shingler: Shingler,
-                 n_jobs: int | None, threshold: float, labels: bool,
+def verify_right(prints: pd.DataFrame, rows: pd.DataFrame, offsets: np.ndarray,
+                 shingler: Shingler, n_jobs: int | None, threshold: float, labels: bool,
                  partition_info=None) -> pd.DataFrame:
     """The pairs whose right row is in this partition, verified: exact Jaccard of the
     carried left texts' shingles and the right row's own, kept when ``>= threshold``;
     each pair comes out as ``left < right`` (the routed ``left`` need not be the
     lower row), sorted."""
-    base = row_base(texts, offsets, partition_info)
+    base = row_base(prints, offsets, partition_info)
     i, j = rows["left"].to_numpy(np.int64), rows["right"].to_numpy(np.int64)
-    docs, inv, left, carried = _documents(i, _local(j, base, len(texts)), base, len(texts),
-                                          rows)
+    inv = _local(j, base, len(prints))
+    left, carried = _documents(i, base, len(prints), rows)
     sims = np.full(i.shape[0], -1.0)
-    with _store(texts, docs, carried, shingler, n_jobs) as store:
+    with _store(prints, carried, shingler, n_jobs) as store:
         # a document without shingles is in no pair
         ok = (store.n_features[inv] > 0) & (store.n_features[left] > 0)
         if ok.any():
@@ -197,7 +231,7 @@ def verify_right(texts: pd.Series, rows: pd.DataFrame, offsets: np.ndarray, shin
     keep, swap = keep[order], swap[order]
     if labels:
         a = rows["left_label"].array.take(keep)
-        b = texts.index.take(j[keep] - base).array
+        b = prints.index.take(j[keep] - base).array
         out_i, out_j = a.copy(), b.copy()
         out_i[swap], out_j[swap] = b[swap], a[swap]
     else:

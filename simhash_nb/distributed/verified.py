@@ -5,8 +5,10 @@ The Dask twins of :func:`simhash_nb.near_duplicate_texts` and its siblings, in s
 
 1. **shingle + fingerprint** (one read of the texts, with the run's one
    :class:`~simhash_nb._core.pipeline.Shingler`): each partition's binary-weight
-   fingerprints and shingle counts, persisted (16 bytes and a count per document; the
-   shingles themselves are not kept).
+   fingerprints, shingle counts and shingles, persisted with the partition (16 bytes, a
+   count and 8 bytes a shingle per document: each worker holds the shingles of its own
+   partitions, none holds all of them), so that the verification never shingles a
+   partition's own texts again.
 2. **design**: from those, on the client, the same ``k`` and the same seeded sampled
    tables as on one machine -- the corpus's size, its shingle count, its count of
    distinct fingerprints (one small shuffle) and, from ``config["verify_sample_rows"]``
@@ -24,9 +26,10 @@ The Dask twins of :func:`simhash_nb.near_duplicate_texts` and its siblings, in s
 4. **verify**: each candidate's two rows ordered by a hash of the row (so the pairs
    spread evenly over the partitions), then shuffled to the partition of the first
    ("left") row, which attaches those rows' texts (once per left row and other right
-   partition); shuffled again to the partition of the right row, which shingles its
-   rows and the carried texts and computes the exact Jaccard with a
-   :class:`~simhash_nb._core.pipeline.ShingleStore` of them
+   partition); shuffled again to the partition of the right row, which shingles the
+   carried texts and computes the exact Jaccard with a
+   :class:`~simhash_nb._core.pipeline.ShingleStore` of them and its own rows' kept
+   shingles
    (:mod:`simhash_nb.distributed.shingles`). Texts travel, not shingles (several times
    fewer bytes); no worker holds all shingles, nothing is gathered to the client.
 5. **pairs / clusters / dedupe**: the verified pairs; or their connected components by
@@ -97,7 +100,7 @@ def _verified(plan: Plan, npartitions: int | None, max_pairs: int | None,
                                 meta=carried_meta(label_dtype),
                                 align_dataframes=False, enforce_metadata=False)
     routed = route(carried, "right", offsets, shuffle_method)
-    return dd.map_partitions(verify_right, plan.texts, routed, offsets, plan.shingler,
+    return dd.map_partitions(verify_right, plan.prints, routed, offsets, plan.shingler,
                              plan.n_jobs, plan.threshold, plan.labels,
                              meta=verified_meta(label_dtype), align_dataframes=False,
                              enforce_metadata=False)
@@ -164,10 +167,11 @@ def near_duplicate_texts(
     Notes
     -----
     Eager up to the candidates: the texts are read and fingerprinted once (the
-    fingerprints and shingle counts persisted, 16 bytes and a count a text), then the
-    design is computed (a shuffle of the fingerprints for their distinct count, and the
-    sampled rows fetched). The verification stages read the texts again (twice), and
-    shingle only the texts that some candidate names.
+    fingerprints, shingle counts and shingles persisted: 16 bytes, a count and 8 bytes a
+    shingle a text, each partition's on its worker), then the design is computed (a
+    shuffle of the fingerprints for their distinct count, and the sampled rows fetched).
+    The verification reads the texts once more, to carry the left texts to the other
+    partitions that verify their pairs, and shingles only those carried texts.
 
     Examples
     --------
