@@ -26,7 +26,7 @@ V = sh.distributed.verified
 
 def _prints(texts: pd.Series, shingler) -> pd.DataFrame:
     """A partition's prints as stage 1 persists them (fingerprints, counts, shingles):
-    what verify_right reads of its own rows."""
+    what the verification stages read."""
     return sh.distributed.design.prints_part(texts, shingler, 1)
 
 
@@ -130,15 +130,17 @@ def test_a_left_text_is_carried_only_to_other_partitions():
     shingler = Shingler.make(128, tokenizer="word", ngram=1)
     cands = pd.DataFrame({"left": [0, 1, 2, 0], "right": [2, 3, 4, 4],
                           "distance": np.zeros(4, dtype=np.uint8)})
-    carried = S.attach_left(texts.iloc[:3], cands, offsets, False, partition_info={"number": 0})
-    carries, values = S._carried(carried)
-    assert values.to_pylist() == ["a b c d e", "x y z", "a b c d e"]  # rows 0, 1, 2 to part 1
+    carried = S.attach_left(_prints(texts.iloc[:3], shingler), cands, offsets, False,
+                            partition_info={"number": 0})
+    carries = carried[S.SHINGLES].notna()
+    want = list(_prints(texts.iloc[[0, 1, 2]], shingler)[S.SHINGLES])  # rows 0, 1, 2 to part 1
+    assert carried[S.SHINGLES][carries].tolist() == want
     assert carried.right[carries].tolist() == [4, 3, 4]
     here = S.verify_right(_prints(texts.iloc[:3], shingler), carried[carried.right < 3],
-                          offsets, shingler, 1, 0.5, False, partition_info={"number": 0})
+                          offsets, 1, 0.5, False, partition_info={"number": 0})
     assert here[["left", "right"]].values.tolist() == [[0, 2]]
     there = S.verify_right(_prints(texts.iloc[3:], shingler), carried[carried.right >= 3],
-                           offsets, shingler, 1, 0.5, False, partition_info={"number": 1})
+                           offsets, 1, 0.5, False, partition_info={"number": 1})
     assert there[["left", "right"]].values.tolist() == [[0, 4], [1, 3], [2, 4]]
     np.testing.assert_allclose(there.jaccard, [4 / 6, 3 / 4, 4 / 6])
 
@@ -198,15 +200,14 @@ def test_routed_pairs_come_out_lower_row_first(labels):
     got = []
     for p in (0, 1):  # route to the carrier's partition, then to the verifier's
         mine = cands[(cands.left >= offsets[p]) & (cands.left < offsets[p + 1])]
-        got.append(S.attach_left(texts.iloc[offsets[p]:offsets[p + 1]], mine, offsets, labels,
-                                 partition_info={"number": p}))
+        own = _prints(texts.iloc[offsets[p]:offsets[p + 1]], shingler)
+        got.append(S.attach_left(own, mine, offsets, labels, partition_info={"number": p}))
     carried = pd.concat(got)
     out = []
     for p in (0, 1):
         mine = carried[(carried.right >= offsets[p]) & (carried.right < offsets[p + 1])]
         own = _prints(texts.iloc[offsets[p]:offsets[p + 1]], shingler)
-        part = S.verify_right(own, mine, offsets, shingler,
-                              1, 0.9, labels, partition_info={"number": p})
+        part = S.verify_right(own, mine, offsets, 1, 0.9, labels, partition_info={"number": p})
         keys = part[["left", "right"]].values.tolist()
         assert keys == sorted(keys)  # each partition sorted by (left, right)
         out += keys
@@ -218,7 +219,7 @@ def test_stage_one_keeps_each_rows_shingles():
     texts = pd.Series(["a b c", None, "", "b c d e"], index=[10, 11, 12, 13])
     shingler = Shingler.make(128, tokenizer="word", ngram=1)
     prints = _prints(texts, shingler)
-    indptr, hashes = S.column_shingles(prints[S.SHINGLES])
+    [(indptr, hashes)] = S.column_shingles(prints[S.SHINGLES])
     fb, fps = S.shingle(pd.Series(["a b c", "", "b c d e"]), shingler, 1)
     assert np.diff(indptr).tolist() == [3, 0, 0, 4] == np.maximum(prints.nf, 0).tolist()
     assert hashes.tolist() == fb.hashes.tolist()
@@ -226,31 +227,26 @@ def test_stage_one_keeps_each_rows_shingles():
     assert prints.index.tolist() == [10, 11, 12, 13]
     pa = pytest.importorskip("pyarrow")  # a narrower or shifted binary column reads the same
     narrow = pa.array(list(prints[S.SHINGLES]), pa.binary()).slice(1)
-    got = S.column_shingles(pd.Series(pd.arrays.ArrowExtensionArray(narrow)))
+    [got] = S.column_shingles(pd.Series(pd.arrays.ArrowExtensionArray(narrow)))
     assert np.diff(got[0]).tolist() == [0, 0, 4] and got[1].tolist() == fb.hashes[3:].tolist()
 
 
-def test_verification_shingles_only_the_carried_texts(monkeypatch):
+def test_verification_shingles_no_text_again(monkeypatch):
     texts = pd.Series(["a b c d e", "x y z", "a b c d e", "x y z w", "a b c d f"])
     offsets = np.array([0, 3, 5], dtype=np.int64)
     shingler = Shingler.make(128, tokenizer="word", ngram=1)
     prints = [_prints(texts.iloc[:3], shingler), _prints(texts.iloc[3:], shingler)]
     cands = pd.DataFrame({"left": [0, 1, 2, 0, 3], "right": [2, 3, 4, 4, 4],
                           "distance": np.zeros(5, dtype=np.uint8)})
-    carried = S.attach_left(texts.iloc[:3], cands[cands.left < 3], offsets, False,
-                            partition_info={"number": 0})
-    carried = pd.concat([carried, S.attach_left(texts.iloc[3:], cands[cands.left >= 3],
-                                                offsets, False, partition_info={"number": 1})])
-    shingled = []
-    real = S.shingle_only
-    monkeypatch.setattr(S, "shingle_only",
-                        lambda t, *a: shingled.extend(t.tolist()) or real(t, *a))
-    there = S.verify_right(prints[1], carried[carried.right >= 3], offsets, shingler, 1, 0.5,
-                           False, partition_info={"number": 1})
-    assert shingled == ["a b c d e", "x y z", "a b c d e"]  # rows 0, 1, 2; not 3 or 4
+    monkeypatch.setattr(Shingler, "__call__", lambda *a: pytest.fail("shingled again"))
+    carried = pd.concat([S.attach_left(prints[p], cands[(cands.left >= offsets[p])
+                                                        & (cands.left < offsets[p + 1])],
+                                       offsets, False, partition_info={"number": p})
+                         for p in (0, 1)])
+    there = S.verify_right(prints[1], carried[carried.right >= 3], offsets, 1, 0.5, False,
+                           partition_info={"number": 1})
     assert there[["left", "right"]].values.tolist() == [[0, 4], [1, 3], [2, 4]]  # not (3, 4)
     np.testing.assert_allclose(there.jaccard, [4 / 6, 3 / 4, 4 / 6])
-    shingled.clear()
-    here = S.verify_right(prints[0], carried[carried.right < 3], offsets, shingler, 1, 0.5,
-                          False, partition_info={"number": 0})
-    assert shingled == [] and here[["left", "right"]].values.tolist() == [[0, 2]]
+    here = S.verify_right(prints[0], carried[carried.right < 3], offsets, 1, 0.5, False,
+                          partition_info={"number": 0})
+    assert here[["left", "right"]].values.tolist() == [[0, 2]]

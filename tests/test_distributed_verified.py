@@ -21,8 +21,13 @@ DESIGN = sh.distributed.design
 
 def _prints(texts: pd.Series, shingler) -> pd.DataFrame:
     """A partition's prints as stage 1 persists them (fingerprints, counts, shingles):
-    what verify_right reads of its own rows."""
+    what the verification stages read."""
     return sh.distributed.design.prints_part(texts, shingler, 1)
+
+
+def _shingle_bytes(texts: list, shingler) -> list:
+    """Each text's shingles as the prints keep them (bytes of sorted uint64 hashes)."""
+    return list(_prints(pd.Series(texts), shingler)[S.SHINGLES])
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +136,7 @@ def test_k_override_and_max_pairs(client, texts):
 
 
 def test_p2p_and_tasks_shuffles_give_the_same_pairs(client, texts):
-    """Small shuffles default to "tasks"; P2P carries the texts (a large_binary column
+    """Small shuffles default to "tasks"; P2P carries the shingles (a large_binary column
     with nulls) just as well."""
     data = dd.from_pandas(texts.iloc[:1500], npartitions=3)
     by_tasks = sh.distributed.near_duplicate_texts(data, 0.7).compute()
@@ -186,19 +191,19 @@ def test_stages_carry_each_left_text_once_per_other_partition():
     shingler = Shingler.make(128, tokenizer="word", ngram=1)
     cands = pd.DataFrame({"left": [0, 0, 0, 0], "right": [1, 2, 3, 4],
                           "distance": np.array([0, 5, 9, 0], dtype=np.uint8)})
-    carried = S.attach_left(texts.iloc[:3], cands, offsets, False,
+    carried = S.attach_left(_prints(texts.iloc[:3], shingler), cands, offsets, False,
                             partition_info={"number": 0})
-    carries, values = S._carried(carried)
-    # (0, part 1) only: partition 0 verifies its own pairs with its own text of row 0
+    carries = carried[S.SHINGLES].notna()
+    # (0, part 1) only: partition 0 verifies its own pairs with its own shingles of row 0
     assert carries.tolist() == [False, False, True, False]
-    assert values.to_pylist() == ["a b c d e"]
+    assert carried[S.SHINGLES][carries].tolist() == _shingle_bytes(["a b c d e"], shingler)
     first = carried[carried.right < 3]
-    got = S.verify_right(_prints(texts.iloc[:3], shingler), first, offsets, shingler, 1, 0.6,
-                         False, partition_info={"number": 0})
+    got = S.verify_right(_prints(texts.iloc[:3], shingler), first, offsets, 1, 0.6, False,
+                         partition_info={"number": 0})
     assert got[["left", "right"]].values.tolist() == [[0, 1], [0, 2]]
     np.testing.assert_allclose(got.jaccard, [1.0, 4 / 6])
     second = S.verify_right(_prints(texts.iloc[3:], shingler), carried[carried.right >= 3],
-                            offsets, shingler, 1, 0.6, False, partition_info={"number": 1})
+                            offsets, 1, 0.6, False, partition_info={"number": 1})
     assert second[["left", "right"]].values.tolist() == [[0, 4]]  # "" is in no pair
 
 
@@ -208,22 +213,27 @@ def test_a_left_text_without_shingles_is_in_no_pair():
     shingler = Shingler.make(128, tokenizer="word", ngram=1)
     cands = pd.DataFrame({"left": [0, 0, 1], "right": [2, 3, 3],
                           "distance": np.zeros(3, dtype=np.uint8)})
-    carried = S.attach_left(texts.iloc[:2], cands, offsets, False, partition_info={"number": 0})
-    got = S.verify_right(_prints(texts.iloc[2:], shingler), carried, offsets, shingler, 1, 0.5,
-                         False, partition_info={"number": 1})
+    carried = S.attach_left(_prints(texts.iloc[:2], shingler), cands, offsets, False,
+                            partition_info={"number": 0})
+    got = S.verify_right(_prints(texts.iloc[2:], shingler), carried, offsets, 1, 0.5, False,
+                         partition_info={"number": 1})
     assert got[["left", "right"]].values.tolist() == [[1, 3]]
 
 
-def test_carried_texts_survive_any_binary_column():
-    runs = [b"ab", None, "é".encode(), b""]
+def test_carried_shingles_survive_any_binary_column():
     pa = pytest.importorskip("pyarrow")
+    one, two = np.array([1, 2], np.uint64).tobytes(), np.array([3], np.uint64).tobytes()
+    runs = [one, None, two, b""]
     columns = [pd.Series(runs, dtype=object),  # bytes objects
                pd.Series(pd.arrays.ArrowExtensionArray(pa.array(runs, pa.binary()))),
-               pd.Series(pd.arrays.ArrowExtensionArray(pa.array(runs, pa.large_binary())))]
+               pd.Series(pd.arrays.ArrowExtensionArray(pa.array(runs, pa.large_binary()))),
+               pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array(  # a shuffle's concat
+                   [pa.array(runs[:1], pa.large_binary()),
+                    pa.array([b"skipped", *runs[1:]], pa.large_binary()).slice(1)])))]
     for col in columns:
-        carries, values = S._carried(pd.DataFrame({"text": col}))
-        assert carries.tolist() == [True, False, True, True]
-        assert values.to_pylist() == ["ab", "é", ""]
+        parts = S.column_shingles(col)  # CSR parts in row order, a null empty
+        assert np.concatenate([np.diff(i) for i, _ in parts]).tolist() == [2, 0, 1, 0]
+        assert np.concatenate([h for _, h in parts]).tolist() == [1, 2, 3]
 
 
 # --- bad input --------------------------------------------------------------------------------

@@ -1,36 +1,34 @@
 """The verification stages of the Dask verified path: candidate pairs shuffled with the
-texts they need, then verified by exact Jaccard.
+shingles they need, then verified by exact Jaccard.
 
-Two routes, no gather:
+Stage 1 keeps each partition's shingles with its persisted prints (:func:`shingle_column`:
+a :data:`SHINGLES` column of each row's sorted distinct ``uint64`` hashes as bytes), so
+that no text is shingled twice. Two routes, no gather:
 
-1. :func:`attach_left` runs on the input partition that holds the left rows of the
-   candidates routed to it and attaches each left row's text -- once for each pair of
-   (left row, other partition of a right row), not once per pair, so a group of ``m``
-   copies carries ``m`` texts per partition, not ``m (m - 1) / 2``; a pair whose right
-   row is in the same partition carries nothing (that partition has the text). It
-   shingles nothing.
-2. :func:`verify_right` runs on the partition of the right rows: its own rows' shingles
-   are those stage 1 kept with the partition's prints (:data:`SHINGLES`, laid in a
-   :class:`~simhash_nb._core.pipeline.ShingleStore` as they are, not shingled again),
-   the carried texts are shingled in one pass, and the exact Jaccard of every pair is
-   computed with that store (the verify stage of the single-machine runners). A pair
-   with a document without shingles is in no pair.
+1. :func:`attach_left` runs on the prints partition that holds the left rows of the
+   candidates routed to it and attaches each left row's shingles -- once for each pair
+   of (left row, other partition of a right row), not once per pair, so a group of
+   ``m`` copies carries ``m`` shingle sets per partition, not ``m (m - 1) / 2``; a pair
+   whose right row is in the same partition carries nothing (that partition has them).
+2. :func:`verify_right` runs on the prints partition of the right rows: its own rows'
+   shingles and the carried ones go as they are (no copy, none shingled) into one
+   in-memory :class:`~simhash_nb._core.pipeline.ShingleStore`, which computes the exact
+   Jaccard of every pair (the verify stage of the single-machine runners). A pair with
+   a document without shingles is in no pair.
 
 Fewer candidates reach them than the search finds: the search drops the pairs whose
 shingle counts cannot reach the threshold (the single machine's size filter, on the
-counts the records carry), so their texts never travel.
+counts the records carry), so their shingles never travel.
 
-The texts travel, not their shingles: a text's UTF-8 bytes are several times smaller
-than its shingle hashes (8 bytes a shingle, about one shingle a character for
-character n-grams: several times the copying in the shuffles), and the left texts were
-to be shingled once anyway. They travel as
-an Arrow ``large_binary`` column, null on the pairs that do not carry one (a binary
-type, because Dask's P2P shuffle restores column types from their names and knows
-``large_binary[pyarrow]``): built and read as offsets and one buffer, never one Python
-object per document.
-
-Both use the run's :class:`~simhash_nb._core.pipeline.Shingler` (a binary-weight spec
-and the objects it stands for; it pickles, so it travels as it is).
+Shingles travel, not texts: they are several times the bytes of a text (8 bytes a
+shingle, about one shingle a character for character n-grams), but copying them through
+the shuffle costs the workers less than shingling each carried text again (measured at
+200,000 texts in 8 partitions: 264,000 texts were carried, more than the corpus, as a
+row is carried to each partition where it has pairs). They travel as an Arrow
+``large_binary`` column, null on the pairs that do not carry any (a binary type,
+because Dask's P2P shuffle restores column types from their names and knows
+``large_binary[pyarrow]``): built and read as offsets and one buffer per chunk, never
+one Python object per document.
 """
 
 from __future__ import annotations
@@ -40,15 +38,12 @@ import pandas as pd
 import pyarrow as pa
 
 from .._core.batch import FeatureBatch
-from .._core.fingerprint import binary_shingles
 from .._core.parallel import threads
 from .._core.pipeline import Shingler, ShingleStore
-from .._core.text import to_arrow
-from .._core.tokenizers import MODES
-from .._frames import arrow_of
 from .input import row_base
 
 CARRIED = pd.ArrowDtype(pa.large_binary())
+SHINGLES = "shingles"  # the prints' (and the carried pairs') column of shingle bytes
 _HELD = 1 << 62  # a store's memory bytes: a worker's store never spills
 
 
@@ -64,19 +59,6 @@ def shingle(texts, shingler: Shingler, n_jobs: int | None) -> tuple[FeatureBatch
     return fb, fps
 
 
-def shingle_only(texts, shingler: Shingler, n_jobs: int | None) -> FeatureBatch:
-    """Binary-weight shingles of ``texts`` (none missing), without their fingerprints
-    where the tokenizer is a built-in one (the others' shingles come with them)."""
-    if len(texts) == 0 or shingler.spec.tokenizer not in MODES:
-        return shingle(texts, shingler, n_jobs)[0]
-    with threads(n_jobs):
-        fb, _, _ = binary_shingles(texts, shingler.spec, shingler.extras, 0, n_jobs)
-    return fb
-
-
-SHINGLES = "shingles"  # the prints' column of each row's shingle hashes (bytes)
-
-
 def shingle_column(counts: np.ndarray, hashes: np.ndarray) -> pd.arrays.ArrowExtensionArray:
     """Rows of ``counts[r]`` shingles each, laid one after the other in ``hashes``, as a
     ``large_binary`` column of their ``uint64`` bytes (no copy of the hashes)."""
@@ -89,15 +71,28 @@ def shingle_column(counts: np.ndarray, hashes: np.ndarray) -> pd.arrays.ArrowExt
     return pd.arrays.ArrowExtensionArray(arr)
 
 
-def column_shingles(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """``(indptr int64[n + 1], hashes uint64[nnz])`` of a :func:`shingle_column` (each
-    row's shingles, as :class:`~simhash_nb._core.batch.FeatureBatch` lays them), without
-    copying the hashes where they lie aligned."""
-    arr = arrow_of(column)
-    if arr.type != pa.large_binary():  # a transfer may narrow the offsets
-        arr = arr.cast(pa.large_binary())
+def _chunks(column: pd.Series) -> list[pa.Array]:
+    """A column of byte runs (Arrow binary of any width, or bytes objects) as its
+    ``large_binary`` chunks (not copied where they are ``large_binary`` already)."""
+    if isinstance(column.dtype, pd.ArrowDtype):
+        arr = column.array.__arrow_array__()
+    else:  # bytes objects
+        arr = pa.array(column.to_numpy(object), type=pa.large_binary())
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    return [c if c.type == pa.large_binary() else c.cast(pa.large_binary()) for c in chunks]
+
+
+def _runs(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """``(indptr int64[n + 1], hashes uint64[nnz])`` of a ``large_binary`` array of
+    shingle bytes, a null being no shingles; the hashes are not copied where they lie
+    aligned."""
     n = len(arr)
-    offsets = np.frombuffer(arr.buffers()[1], np.int64, count=n + 1, offset=8 * arr.offset)
+    if arr.null_count:
+        valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), bool)
+        offsets = np.frombuffer(arr.buffers()[1], np.int64, n + 1, 8 * arr.offset)
+        if np.diff(offsets)[~valid].any():  # a null slot with bytes under it
+            arr = arr.fill_null(b"")
+    offsets = np.frombuffer(arr.buffers()[1], np.int64, n + 1, 8 * arr.offset)
     start, end = int(offsets[0]), int(offsets[-1])
     if end == start:
         return np.zeros(n + 1, np.int64), np.empty(0, np.uint64)
@@ -107,11 +102,18 @@ def column_shingles(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return (offsets - start) // 8, hashes
 
 
+def column_shingles(column: pd.Series) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The shingles of a :func:`shingle_column` (any binary column; a null: none), as
+    ``(indptr, hashes)`` CSR parts, one per chunk, in row order (as
+    :class:`~simhash_nb._core.batch.FeatureBatch` lays them)."""
+    return [_runs(c) for c in _chunks(column) if len(c)]
+
+
 def carried_meta(label_dtype=None) -> pd.DataFrame:
     """Meta of :func:`attach_left`'s output."""
     meta = pd.DataFrame({"left": np.empty(0, np.int64), "right": np.empty(0, np.int64),
                          "distance": np.empty(0, np.uint8),
-                         "text": pd.Series([], dtype=CARRIED)})
+                         SHINGLES: pd.Series([], dtype=CARRIED)})
     if label_dtype is not None:
         meta["left_label"] = pd.Series([], dtype=label_dtype)
     return meta
@@ -132,11 +134,12 @@ def _local(rows: np.ndarray, base: int, n: int) -> np.ndarray:
     return local
 
 
-def attach_left(texts: pd.Series, cands: pd.DataFrame, offsets: np.ndarray, labels: bool,
-                partition_info=None) -> pd.DataFrame:
-    """Candidates whose left row is in this partition, with its text attached once per
-    (left row, partition of the right row); see the module docstring."""
-    base = row_base(texts, offsets, partition_info)
+def attach_left(prints: pd.DataFrame, cands: pd.DataFrame, offsets: np.ndarray,
+                labels: bool, partition_info=None) -> pd.DataFrame:
+    """Candidates whose left row is in this partition of the prints, with its shingles
+    attached once per (left row, partition of the right row); see the module
+    docstring."""
+    base = row_base(prints, offsets, partition_info)
     i, j = cands["left"].to_numpy(np.int64), cands["right"].to_numpy(np.int64)
     d = cands["distance"].to_numpy(np.uint8)
     part = np.searchsorted(offsets, j, side="right") - 1
@@ -144,81 +147,58 @@ def attach_left(texts: pd.Series, cands: pd.DataFrame, offsets: np.ndarray, labe
     i, j, d, part = i[order], j[order], d[order], part[order]
     first = np.ones(i.shape[0], dtype=bool)
     first[1:] = (part[1:] != part[:-1]) | (i[1:] != i[:-1])
-    first &= (j < base) | (j >= base + len(texts))  # verified here: nothing to carry
-    out = pd.DataFrame({"left": i, "right": j, "distance": d,
-                        "text": _carry(texts, _local(i, base, len(texts)), first)})
+    first &= (j < base) | (j >= base + len(prints))  # verified here: nothing to carry
+    rows = pa.array(_local(i, base, len(prints)), pa.int64(), mask=~first)
+    own = pa.chunked_array(_chunks(prints[SHINGLES]), pa.large_binary())
+    out = pd.DataFrame({"left": i, "right": j, "distance": d,  # one copy: the take
+                        SHINGLES: pd.arrays.ArrowExtensionArray(own.take(rows))})
     if labels:
-        out["left_label"] = texts.index.take(i - base)
+        out["left_label"] = prints.index.take(i - base)
     return out
 
 
-def _carry(texts: pd.Series, rows: np.ndarray, first: np.ndarray):
-    """The UTF-8 texts of local ``rows`` where ``first`` (null elsewhere), as a
-    ``large_binary`` array."""
-    carriers = np.flatnonzero(first)
-    arr = to_arrow(texts.iloc[rows[carriers]]).view(pa.large_binary())
-    slot = np.cumsum(first) - 1  # each row's carrier, valid where it is one
-    take = pa.array(slot, type=pa.int64(), mask=~first)
-    return pd.arrays.ArrowExtensionArray(arr.take(take))
-
-
-def _carried(rows: pd.DataFrame) -> tuple[np.ndarray, pa.Array]:
-    """Which of ``rows`` carry a text, and those texts (``large_string``)."""
-    if len(rows) == 0:
-        return np.zeros(0, bool), pa.array([], pa.large_string())
-    col = rows["text"]
-    arr = (arrow_of(col) if isinstance(col.dtype, pd.ArrowDtype)
-           else pa.array(col.to_numpy(object), type=pa.large_binary()))  # bytes objects
-    if arr.type != pa.large_binary():  # a shuffle may narrow the offsets
-        arr = arr.cast(pa.large_binary())
-    carries = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-    return carries, to_arrow(arr.filter(pa.array(carries)))
-
-
-def _store(prints: pd.DataFrame, carried: pa.Array, shingler: Shingler,
-           n_jobs: int | None) -> ShingleStore:
-    """This partition's rows (documents ``0 .. len(prints) - 1``: their shingles as
-    stage 1 kept them, not copied), then the carried left texts, shingled, in one sealed
-    in-memory store."""
+def _store(prints: pd.DataFrame, rows: pd.DataFrame) -> ShingleStore:
+    """This partition's rows (documents ``0 .. len(prints) - 1``), then the routed
+    ``rows`` (one document each, empty where it carries nothing): their shingles in one
+    sealed in-memory store, as they lie (a part per chunk, not copied)."""
     store = ShingleStore(_HELD, _HELD)
-    store.append(*column_shingles(prints[SHINGLES]))
-    if len(carried):
-        fb = shingle_only(pd.Series(pd.arrays.ArrowExtensionArray(carried)), shingler,
-                          n_jobs)
-        store.append(fb.indptr, fb.hashes)
-        del fb  # the store holds them now
+    for indptr, hashes in column_shingles(prints[SHINGLES]):
+        store.append(indptr, hashes)
+    if len(rows):
+        for indptr, hashes in column_shingles(rows[SHINGLES]):
+            store.append(indptr, hashes)
     store.seal()
     return store
 
 
-def _documents(i: np.ndarray, base: int, n: int, rows: pd.DataFrame):
-    """``(left, carried)``: each pair's left document (its row in this partition, or
-    ``n +`` its carried text's position), and the carried left texts (one per left row
-    from another partition)."""
+def _left_documents(i: np.ndarray, base: int, n: int, rows: pd.DataFrame) -> np.ndarray:
+    """Each pair's left document in :func:`_store`: its row in this partition, or ``n +``
+    the position of the routed row that carries its shingles (one per left row from
+    another partition)."""
     here = (i >= base) & (i < base + n)
-    carries, carried = _carried(rows)
-    left_ids = i[carries]  # one carrier per left row from another partition
+    carriers = np.flatnonzero(rows[SHINGLES].notna().to_numpy(bool))
+    left_ids = i[carriers]
     by_id = np.argsort(left_ids, kind="stable")
     left = np.empty(i.shape[0], np.int64)
     left[here] = i[here] - base
     away = ~here
-    left[away] = n + by_id[np.searchsorted(left_ids, i[away], sorter=by_id)]
-    return left, carried
+    left[away] = n + carriers[by_id[np.searchsorted(left_ids, i[away], sorter=by_id)]]
+    return left
 
 
 def verify_right(prints: pd.DataFrame, rows: pd.DataFrame, offsets: np.ndarray,
-                 shingler: Shingler, n_jobs: int | None, threshold: float, labels: bool,
+                 n_jobs: int | None, threshold: float, labels: bool,
                  partition_info=None) -> pd.DataFrame:
     """The pairs whose right row is in this partition, verified: exact Jaccard of the
-    carried left texts' shingles and the right row's own, kept when ``>= threshold``;
+    carried left rows' shingles and the right row's own, kept when ``>= threshold``;
     each pair comes out as ``left < right`` (the routed ``left`` need not be the
     lower row), sorted."""
     base = row_base(prints, offsets, partition_info)
     i, j = rows["left"].to_numpy(np.int64), rows["right"].to_numpy(np.int64)
     inv = _local(j, base, len(prints))
-    left, carried = _documents(i, base, len(prints), rows)
+    left = _left_documents(i, base, len(prints), rows)
     sims = np.full(i.shape[0], -1.0)
-    with _store(prints, carried, shingler, n_jobs) as store:
+    with _store(prints, rows) as store:
         # a document without shingles is in no pair
         ok = (store.n_features[inv] > 0) & (store.n_features[left] > 0)
         if ok.any():

@@ -25,13 +25,12 @@ The Dask twins of :func:`simhash_nb.near_duplicate_texts` and its siblings, in s
    on real-like text).
 4. **verify**: each candidate's two rows ordered by a hash of the row (so the pairs
    spread evenly over the partitions), then shuffled to the partition of the first
-   ("left") row, which attaches those rows' texts (once per left row and other right
-   partition); shuffled again to the partition of the right row, which shingles the
-   carried texts and computes the exact Jaccard with a
-   :class:`~simhash_nb._core.pipeline.ShingleStore` of them and its own rows' kept
-   shingles
-   (:mod:`simhash_nb.distributed.shingles`). Texts travel, not shingles (several times
-   fewer bytes); no worker holds all shingles, nothing is gathered to the client.
+   ("left") row, which attaches those rows' kept shingles (once per left row and other
+   right partition); shuffled again to the partition of the right row, which computes
+   the exact Jaccard with a :class:`~simhash_nb._core.pipeline.ShingleStore` of its own
+   rows' kept shingles and the carried ones (:mod:`simhash_nb.distributed.shingles`).
+   No text is shingled twice; no worker holds all shingles, nothing is gathered to the
+   client.
 5. **pairs / clusters / dedupe**: the verified pairs; or their connected components by
    the large-star / small-star rounds of :func:`simhash_nb.distributed.clusters`.
 """
@@ -94,14 +93,14 @@ def _verified(plan: Plan, npartitions: int | None, max_pairs: int | None,
     cands = _candidates(plan, npartitions, pair_limit(max_pairs), shuffle_method)
     cands = cands.map_partitions(_by_priority, meta=cands._meta)
     offsets = plan.stats.offsets
-    label_dtype = plan.texts._meta.index.dtype if plan.labels else None
+    label_dtype = plan.prints._meta.index.dtype if plan.labels else None
     routed = route(cands, "left", offsets, shuffle_method)
-    carried = dd.map_partitions(attach_left, plan.texts, routed, offsets, plan.labels,
+    carried = dd.map_partitions(attach_left, plan.prints, routed, offsets, plan.labels,
                                 meta=carried_meta(label_dtype),
                                 align_dataframes=False, enforce_metadata=False)
     routed = route(carried, "right", offsets, shuffle_method)
-    return dd.map_partitions(verify_right, plan.prints, routed, offsets, plan.shingler,
-                             plan.n_jobs, plan.threshold, plan.labels,
+    return dd.map_partitions(verify_right, plan.prints, routed, offsets, plan.n_jobs,
+                             plan.threshold, plan.labels,
                              meta=verified_meta(label_dtype), align_dataframes=False,
                              enforce_metadata=False)
 
@@ -137,8 +136,8 @@ def near_duplicate_texts(
     fingerprints, the same ``k`` and seeded sampled tables (so the same candidates), the
     same exact Jaccard; the pairs equal the single-machine ones on ``data.compute()``.
     Candidates come from the table-key shuffle of :func:`near_duplicates`; each is then
-    shuffled with its two texts to be verified where the right one lives, so no worker
-    holds all shingles and nothing is gathered to the client.
+    shuffled with the shingles of its two texts to be verified where the right one
+    lives, so no worker holds all shingles and nothing is gathered to the client.
 
     Parameters
     ----------
@@ -170,8 +169,7 @@ def near_duplicate_texts(
     fingerprints, shingle counts and shingles persisted: 16 bytes, a count and 8 bytes a
     shingle a text, each partition's on its worker), then the design is computed (a
     shuffle of the fingerprints for their distinct count, and the sampled rows fetched).
-    The verification reads the texts once more, to carry the left texts to the other
-    partitions that verify their pairs, and shingles only those carried texts.
+    The verification reads those shingles, not the texts: it shingles nothing again.
 
     Examples
     --------
