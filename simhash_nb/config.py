@@ -49,6 +49,11 @@ _DEFAULTS: dict[str, Any] = {
     # cluster_texts / dedupe_texts verify candidates in batches of this many (closest
     # first); a pair already joined by earlier batches is not verified.
     "verify_batch": 1 << 16,
+    # The verified path turns a candidate away before reading its shingles when the two
+    # documents' 64-bit sketches agree in fewer bins than a pair at the threshold fails
+    # to reach with at most this probability (0: every candidate is verified); see
+    # simhash_nb._core.pipeline.sketches.
+    "verify_sketch_miss": 1e-4,
     # Cost model of table_design, seconds on one core of the reference machine (2-core
     # AMD EPYC, numba 0.68): per table (start-up), per row per table (key, partition,
     # scan), per row per local radix pass, per candidate pair, per candidate whose extra

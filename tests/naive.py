@@ -384,3 +384,47 @@ def cross_sampled_pairs(new, stored, family, k):
             if first is not None:
                 out[(i, j)] = (d, first)
     return out
+
+
+# --- verify_blocks -------------------------------------------------------------------
+
+
+def block_ends(i, j, need_i, need_j, limit, same_store=False):
+    """Greedy blocks of pairs, in order: a pair joins the open block while the bytes of
+    the block's distinct documents (each side's documents apart, unless ``same_store``)
+    stay within ``limit``; a block holds at least one pair. The ends, exclusive."""
+    ends, docs, used = [], set(), 0
+    for p in range(len(i)):
+        a = (0, i[p]) if same_store else ("i", i[p])
+        b = (0, j[p]) if same_store else ("j", j[p])
+        extra = (need_i[p] if a not in docs else 0) + (need_j[p] if b not in docs else 0)
+        if a == b:
+            extra = need_i[p] + need_j[p] if a not in docs else 0
+        if docs and used + extra > limit:
+            ends.append(p)
+            docs, used = set(), 0
+            extra = need_i[p] + need_j[p]
+        docs |= {a, b}
+        used += extra
+    if len(i):
+        ends.append(len(i))
+    return ends
+
+
+# --- sketches --------------------------------------------------------------------------
+
+
+def oph_sketch(hashes) -> list[int]:
+    """The 16 four-bit bins of a set of 64-bit hashes: 0 where no hash has those top
+    four bits, else 1 + (the smallest such hash) % 15."""
+    bins = [0] * 16
+    for b in range(16):
+        inside = [h for h in hashes if h >> 60 == b]
+        if inside:
+            bins[b] = 1 + min(inside) % 15
+    return bins
+
+
+def agreeing_bins(a: list[int], b: list[int]) -> int:
+    """Bins equal in both, or empty (0) in either."""
+    return sum(1 for x, y in zip(a, b) if x == y or x == 0 or y == 0)

@@ -45,6 +45,14 @@ __all__ = ["CorpusStore"]
 FORMAT = "simhash_nb.CorpusStore"
 VERSION = 1
 _FILES = ("fingerprints.npy", "offsets.npy", SHINGLES, "ids.arrow")
+# each document's sketch (the verified path's check before reading shingles): written
+# by every segment since they came; a segment without one is verified without the check
+SKETCHES = "sketches.npy"
+
+
+def _files(seg: dict) -> tuple[str, ...]:
+    """The files of a segment: all of ``_FILES``, and the sketches where it has them."""
+    return _FILES + ((SKETCHES,) if SKETCHES in seg["sizes"] else ())
 
 
 def _crc(path: Path, stop: threading.Event | None = None) -> int:
@@ -180,7 +188,7 @@ class CorpusStore:
                              f"not supported (this library reads version {VERSION})")
         store = cls(path, manifest)
         for seg in manifest["segments"]:
-            store.check_segment(seg, tuple(f for f in _FILES if f != SHINGLES))
+            store.check_segment(seg, tuple(f for f in _files(seg) if f != SHINGLES))
         return store
 
     def verify(self) -> None:
@@ -192,7 +200,7 @@ class CorpusStore:
             Naming the first file that is missing, truncated or fails its checksum.
         """
         for seg in self.manifest["segments"]:
-            self.check_segment(seg, _FILES)
+            self.check_segment(seg, _files(seg))
 
     def check_segment(self, seg: dict, names: tuple[str, ...],
                       stop: threading.Event | None = None) -> None:
@@ -212,7 +220,7 @@ class CorpusStore:
         simhash_nb.io.InputError
             If a file is missing, truncated or fails its checksum.
         """
-        for name in _FILES:
+        for name in _files(seg):
             f = self.path / seg["name"] / name
             if not f.is_file() or f.stat().st_size != seg["sizes"][name]:
                 raise InputError(f"{f} is missing or truncated; the store is damaged")
@@ -247,7 +255,10 @@ class CorpusStore:
             folder = self.path / seg["name"]
             words.append(np.load(folder / "fingerprints.npy", allow_pickle=False))
             offsets = np.load(folder / "offsets.npy", allow_pickle=False)
-            segments.append((start, ShingleStore.open(folder, offsets, verify_bytes)))
+            sketches = (np.load(folder / SKETCHES, allow_pickle=False)
+                        if SKETCHES in seg["sizes"] else None)
+            segments.append((start, ShingleStore.open(folder, offsets, verify_bytes,
+                                                      sketches)))
             start += seg["rows"]
         w = np.concatenate(words) if words else np.empty((0, self.bits // 64), np.uint64)
         return Stored(w, segments)
@@ -423,20 +434,22 @@ random_state, max_pairs, n_jobs, progress
                 ids: pa.Array) -> None:
         np.save(staging / "fingerprints.npy", words, allow_pickle=False)
         np.save(staging / "offsets.npy", new.offsets, allow_pickle=False)
+        np.save(staging / SKETCHES, new.sketches, allow_pickle=False)
         if not (staging / SHINGLES).exists():
             (staging / SHINGLES).write_bytes(b"")
         table = pa.table({"id": ids})
         with pa.OSFile(str(staging / "ids.arrow"), "wb") as sink, \
                 pa.ipc.new_file(sink, table.schema) as w:
             w.write_table(table)
-        for name in _FILES:
+        files = (*_FILES, SKETCHES)
+        for name in files:
             with open(staging / name, "rb") as f:
                 os.fsync(f.fileno())
         segs = self.manifest["segments"]
         name = f"seg-{len(segs):06d}-{secrets.token_hex(4)}"
         entry = {"name": name, "rows": int(words.shape[0]), "shingles": int(new.total),
-                 "sizes": {f: (staging / f).stat().st_size for f in _FILES},
-                 "crc32": {f: _crc(staging / f) for f in _FILES}}
+                 "sizes": {f: (staging / f).stat().st_size for f in files},
+                 "crc32": {f: _crc(staging / f) for f in files}}
         os.replace(staging, self.path / name)
         manifest = {**self.manifest, "segments": [*segs, entry],
                     "id_type": str(ids.type)}

@@ -191,13 +191,14 @@ class MemoryBudget:
     @staticmethod
     def per_document(bits: int, lanes: int) -> int:
         """Bytes a document costs from the fingerprint stage to the end: fingerprint,
-        shingle offset and count, id or cluster label, the grouping of identical rows
-        (where each distinct row's group lies, and a copy of the distinct rows), and
-        ``lanes`` sampled tables sorted side by side (a key and a fingerprint, twice,
-        each). Measured at 2M documents: 182 bytes (1 lane, 128 bits) against 136
-        here; the rest is allocator slack, in :attr:`reserve`."""
+        shingle offset and count, sketch, id or cluster label, the grouping of
+        identical rows (where each distinct row's group lies, and a copy of the
+        distinct rows), and ``lanes`` sampled tables sorted side by side (a key and a
+        fingerprint, twice, each). Measured at 2M documents before the sketches: 182
+        bytes (1 lane, 128 bits) against 136 here then; the rest is allocator slack,
+        in :attr:`reserve`."""
         words = bits // 64
-        return 8 * words + 8 + 8 + 8 + (40 + 8 * words) + lanes * (8 + 16 * words)
+        return 8 * words + 8 + 8 + 8 + 8 + (40 + 8 * words) + lanes * (8 + 16 * words)
 
     def lanes_for(self, n_docs: int, bits: int, threads: int) -> int:
         """Tables sorted side by side that fit with ``n_docs`` documents (at least 1)."""

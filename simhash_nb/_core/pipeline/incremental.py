@@ -19,7 +19,7 @@ from ..search.groups import group_identical
 from ..search.options import SearchOptions
 from .budget import MemoryBudget
 from .run import VerifiedPairs
-from .stages import choose_k, may_reach, verify_wave
+from .stages import choose_k, verify_wave, worth_verifying
 from .store import ShingleStore
 
 __all__ = ["pairs_against"]
@@ -141,7 +141,7 @@ def _verify_cross(new: ShingleStore, stored: Stored, i, j, d, threshold: float):
         if not here.any():
             continue
         a, b, dd = i[here], j[here] - start, d[here]
-        ok = may_reach(new.n_features[a], seg.n_features[b], threshold)
+        ok = worth_verifying(new, a, seg, b, threshold)
         a, b, dd = a[ok], b[ok], dd[ok]
         sims = new.similarities_with(seg, a, b, threshold)
         keep = sims >= threshold

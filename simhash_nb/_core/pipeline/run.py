@@ -19,7 +19,7 @@ from ..search.api import candidate_waves
 from ..search.engine import TooManyPairsError, check_max_pairs, pair_order
 from ..search.options import SearchOptions
 from .budget import MemoryBudget
-from .stages import Shingler, choose_k, fingerprint_batches, may_reach, verify_wave
+from .stages import Shingler, choose_k, fingerprint_batches, verify_wave, worth_verifying
 from .store import ShingleStore
 
 __all__ = ["Candidates", "VerifiedPairs", "candidates_of", "verified_labels", "verified_pairs"]
@@ -161,7 +161,7 @@ def join_wave(parent: np.ndarray, store: ShingleStore, i, j, d, threshold: float
               todo: np.ndarray) -> None:
     """Join the clusters (union-find ``parent``) of each candidate pair that reaches
     ``threshold``, closest pairs first; pairs already in one cluster are not verified."""
-    ok = may_reach(store.n_features[i], store.n_features[j], threshold)
+    ok = worth_verifying(store, i, store, j, threshold)
     i, j, d = i[ok], j[ok], d[ok]
     order = np.argsort(d, kind="stable")  # likely pairs first: they join early
     i, j = i[order], j[order]

@@ -15,10 +15,11 @@ from ..parallel import threads
 from ..spec import FingerprintSpec
 from ..tokenizers import prepare
 from .budget import MemoryBudget, return_free_memory
+from .sketches import sketches_agree
 from .store import ShingleStore
 
 __all__ = ["Shingler", "choose_k", "fingerprint_batches", "k_for", "may_reach",
-           "sampled_rows", "verify_wave"]
+           "sampled_rows", "verify_wave", "worth_verifying"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,12 +176,36 @@ def verify_wave(store: ShingleStore, i: np.ndarray, j: np.ndarray, d: np.ndarray
     >>> [x.tolist() for x in got]
     [[0], [1], [3], [0.3333333333333333]]
     """
-    ok = may_reach(store.n_features[i], store.n_features[j], threshold)
+    ok = worth_verifying(store, i, store, j, threshold)
     i, j, d = i[ok], j[ok], d[ok]
     with threads(n_jobs):
         sims = store.similarities(i, j, threshold)
     ok = sims >= threshold
     return i[ok], j[ok], d[ok], sims[ok]
+
+
+def worth_verifying(store_a: ShingleStore, i: np.ndarray, store_b: ShingleStore,
+                    j: np.ndarray, threshold: float) -> np.ndarray:
+    """Whether each candidate, document ``i`` of ``store_a`` and ``j`` of ``store_b``,
+    is worth verifying: it passes the size filter (:func:`may_reach`, exact) and, where
+    both stores know their documents' sketches, their check (:func:`~.sketches.
+    sketches_agree`, which turns a pair at the threshold away with probability at most
+    ``config["verify_sketch_miss"]``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b = np.sort(np.random.default_rng(0).integers(0, 2**64, (2, 64), np.uint64))
+    >>> with ShingleStore(1 << 20, 1 << 20) as s:  # a, a again, and b: 64 hashes each
+    ...     s.append(np.array([0, 64, 128, 192]), np.concatenate([a, a, b]))
+    ...     s.seal()
+    ...     worth_verifying(s, np.array([0, 0]), s, np.array([1, 2]), 0.7).tolist()
+    [True, False]
+    """
+    ok = may_reach(store_a.n_features[i], store_b.n_features[j], threshold)
+    if store_a.sketches is not None and store_b.sketches is not None:
+        ok &= sketches_agree(store_a.sketches[i], store_b.sketches[j], threshold)
+    return ok
 
 
 def may_reach(size_a: np.ndarray, size_b: np.ndarray, threshold: float) -> np.ndarray:

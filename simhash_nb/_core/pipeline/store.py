@@ -21,6 +21,8 @@ from numba import njit, prange
 from ..._kernels import jaccard as _jk
 from ..._kernels.jaccard_parts import parts_similarities_above, typed_parts
 from ..._kernels.prange import PRANGE_ONLY
+from ..._kernels.verify_blocks import block_ends
+from .sketches import sketch
 
 __all__ = ["SHINGLES", "ShingleStore"]
 
@@ -104,6 +106,10 @@ class ShingleStore:
         self.n_features: np.ndarray | None = None  # shingles of each document
         self.hashes: np.ndarray | None = None
         self._cleanup = None
+        self._block_marks: np.ndarray | None = None  # see _blocks
+        self._next_block = 1
+        self._sketch_parts: list[np.ndarray] = []
+        self.sketches: np.ndarray | None = None  # each document's, see .sketches
 
     # --- writing -------------------------------------------------------------------
     @property
@@ -118,6 +124,7 @@ class ShingleStore:
     def append(self, indptr: np.ndarray, hashes: np.ndarray) -> None:
         """Add a batch: ``hashes[indptr[d]:indptr[d + 1]]`` are document ``d``'s."""
         used = hashes[: int(indptr[-1])]
+        self._sketch_parts.append(sketch(indptr, used))
         self._ends.append(np.asarray(indptr[1:], dtype=np.int64) + self.total)
         self.total += int(used.shape[0])
         if self._file is None and self._held + used.nbytes > self.memory_bytes:
@@ -155,6 +162,9 @@ class ShingleStore:
         self.offsets = np.concatenate([np.zeros(1, np.int64), *self._ends])
         self._ends = []
         self.n_features = np.diff(self.offsets)
+        self.sketches = (np.concatenate(self._sketch_parts) if self._sketch_parts else
+                         np.empty(0, np.uint64))
+        self._sketch_parts = []
         if self._file is None:  # the batches' arrays stay as they are: no copy
             start = 0
             for chunk, docs in zip(self._chunks, self._chunk_docs, strict=True):
@@ -173,10 +183,13 @@ class ShingleStore:
         self._fd = os.open(path, os.O_RDONLY)
 
     @classmethod
-    def open(cls, folder, offsets: np.ndarray, verify_bytes: int) -> ShingleStore:
+    def open(cls, folder, offsets: np.ndarray, verify_bytes: int,
+             sketches: np.ndarray | None = None) -> ShingleStore:
         """The sealed store of a folder that a store with ``folder=`` wrote (its
-        ``offsets`` kept apart); the folder stays on close."""
+        ``offsets`` and its documents' ``sketches``, if known, kept apart); the folder
+        stays on close."""
         store = cls(0, verify_bytes, folder=folder)
+        store.sketches = sketches
         store.offsets = np.asarray(offsets, dtype=np.int64)
         store.n_features = np.diff(store.offsets)
         store.total = int(store.offsets[-1])
@@ -189,24 +202,31 @@ class ShingleStore:
 
     # --- reading -------------------------------------------------------------------
     def _blocks(self, i: np.ndarray, j: np.ndarray, other: ShingleStore | None = None,
-                sizes: np.ndarray | None = None):
-        """Slices of the pairs whose documents fit ``verify_bytes`` together (``j`` in
-        ``other``, if given; ``sizes``: the bytes each pair reads, if not all its
-        shingles); one slice when nothing is on disk."""
+                counts: tuple[np.ndarray, np.ndarray] | None = None):
+        """Slices of the pairs whose distinct documents fit ``verify_bytes`` together,
+        each document counted once a block (``j`` in ``other``, if given; ``counts``:
+        the most hashes each pair's documents read, if not all their shingles); one
+        slice when nothing is on disk."""
         other = self if other is None else other
         m = i.shape[0]
         if not (self.spilled or other.spilled) or m == 0:
             yield slice(0, m)
             return
-        if sizes is None:
-            sizes = (self.n_features[i] + other.n_features[j] + 2) * _ITEM
-        ends = np.cumsum(sizes)
+        ca, cb = (self.n_features[i], other.n_features[j]) if counts is None else counts
+        block = max(self._next_block, other._next_block)
+        ends, after = block_ends(i, j, (ca + 1) * _ITEM, (cb + 1) * _ITEM, self._marks(),
+                                 other._marks(), block, self.verify_bytes)
+        self._next_block = other._next_block = after
         lo = 0
-        while lo < m:
-            hi = int(np.searchsorted(ends, ends[lo] - sizes[lo] + self.verify_bytes, "right"))
-            hi = max(hi, lo + 1)
+        for hi in ends.tolist():
             yield slice(lo, hi)
             lo = hi
+
+    def _marks(self) -> np.ndarray:
+        """For each document, the last block that counted it (see :meth:`_blocks`)."""
+        if self._block_marks is None:
+            self._block_marks = np.zeros(self.n, dtype=np.int32)
+        return self._block_marks
 
     def gather(self, docs: np.ndarray, counts: np.ndarray | None = None):
         """``(indptr, hashes)`` of the documents ``docs`` (sorted, distinct), in order:
@@ -269,9 +289,12 @@ class ShingleStore:
         :func:`prefix_lengths`), so their ``n - alpha + 1`` smallest hashes meet. Only
         those prefixes are read: a pair that fails is below the threshold, exactly."""
         other = self if other is None else other
-        la, lb = prefix_lengths(self.n_features[i], other.n_features[j], threshold)
+        na, nb = self.n_features[i], other.n_features[j]
+        la, lb = prefix_lengths(na, nb, threshold)
         sims = np.empty(i.shape[0], dtype=np.float64)
-        for s in self._blocks(i, j, other, sizes=(la + lb + 2) * _ITEM):
+        # a document's blocks count the longest prefix any partner may need
+        most = (longest_prefix(na, threshold), longest_prefix(nb, threshold))
+        for s in self._blocks(i, j, other, most):
             indptr, hashes, li, lj = self._local(i[s], j[s], None if other is self else other,
                                                  (la[s], lb[s]))
             # J of the prefixes > 0 exactly when they share a hash
@@ -407,6 +430,21 @@ def prefix_lengths(size_a: np.ndarray, size_b: np.ndarray,
     alpha = np.maximum(alpha, 1)
     return np.clip(a - alpha + 1, 1, np.maximum(a, 1)), np.clip(b - alpha + 1, 1,
                                                                 np.maximum(b, 1))
+
+
+def longest_prefix(size: np.ndarray, threshold: float) -> np.ndarray:
+    """The longest prefix of :func:`prefix_lengths` that a set of ``size`` hashes reads
+    against any partner that passes the size filter (:func:`~.stages.may_reach`): the
+    smallest partner, ``floor(threshold * size)`` hashes or more, needs the longest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> longest_prefix(np.array([100, 10, 1]), 0.7).tolist()
+    [31, 4, 1]
+    """
+    size = np.asarray(size, dtype=np.int64)
+    return prefix_lengths(size, np.floor(threshold * size).astype(np.int64), threshold)[0]
 
 
 def _longest(inverse: np.ndarray, lengths: np.ndarray, n: int) -> np.ndarray:
