@@ -562,20 +562,23 @@ def test_the_search_ahead_gives_the_same_pairs_and_labels(corpus, spill, monkeyp
 @given(st.lists(st.sets(st.integers(0, 40), min_size=1, max_size=30), min_size=2, max_size=12),
        st.sampled_from([0.3, 0.5, 0.7, 0.9]), st.integers(0, 2**63 - 1))
 def test_spilled_verification_with_the_prefix_filter_is_exact(docs, threshold, salt):
-    """Spilled shingles are verified prefix first (only pairs whose smallest hashes
-    meet are read in full): every pair at or above the threshold gets its exact
-    Jaccard, whatever the documents; in blocks of any size."""
+    """Spilled shingles without sketches are verified prefix first (only pairs whose
+    smallest hashes meet are read in full), with sketches in full at once: every pair
+    at or above the threshold gets its exact Jaccard, whatever the documents; in blocks
+    of any size."""
     mix = np.uint64(salt | 1)
     rows = [np.unique(np.array(sorted(d), dtype=np.uint64) * mix) for d in docs]
     indptr = np.concatenate([[0], np.cumsum([r.shape[0] for r in rows])])
     i, j = np.triu_indices(len(docs), 1)
     i, j = i.astype(np.int64), j.astype(np.int64)
     want = np.array([len(docs[a] & docs[b]) / len(docs[a] | docs[b]) for a, b in zip(i, j)])
-    for verify_bytes in (1, 1 << 20):
+    for verify_bytes, sketched in ((1, False), (1 << 20, False), (1 << 20, True)):
         with pipeline_store.ShingleStore(0, verify_bytes) as s:
             s.append(indptr, np.concatenate(rows))
             s.seal()
-            assert s.spilled
+            if not sketched:  # a store without sketches reads prefixes first
+                s.sketches = None
+            assert s.spilled and s._prefix_first(s) is not sketched
             got = s.similarities(i, j, threshold)
             at = s.at_least(i, j, np.arange(i.shape[0]), threshold)
             other = s.similarities_with(s, i, j, threshold)
