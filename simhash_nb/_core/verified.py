@@ -119,7 +119,9 @@ VERIFIED_PARAMETERS = {
     "threshold": """threshold : float, default 0.7
     Jaccard similarity of the shingle sets, in (0, 1].""",
     "recall": """recall : float, default 0.99
-    Least probability of finding a pair at the threshold, in (0, 1).""",
+    Least probability of finding a pair at the threshold, in (0, 1): the candidate
+    search's (a check of the documents' sketches before verification may lose at most
+    ``config["verify_sketch_miss"]``, 1e-4, more).""",
     "bits": """bits : {128, 64}, default 128
     Fingerprint width of the candidate search (64 bits gives many more random
     candidates to verify at these thresholds).""",
