@@ -229,7 +229,12 @@ def test_carried_shingles_survive_any_binary_column():
                pd.Series(pd.arrays.ArrowExtensionArray(pa.array(runs, pa.large_binary()))),
                pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array(  # a shuffle's concat
                    [pa.array(runs[:1], pa.large_binary()),
-                    pa.array([b"skipped", *runs[1:]], pa.large_binary()).slice(1)])))]
+                    pa.array([b"skipped", *runs[1:]], pa.large_binary()).slice(1)]))),
+               pd.Series(pd.arrays.ArrowExtensionArray(  # hashes at an odd byte: copied
+                   pa.LargeBinaryArray.from_buffers(pa.large_binary(), 4, [
+                       pa.array([True, False, True, True]).buffers()[1],
+                       pa.py_buffer(np.array([1, 17, 17, 25, 25], np.int64)),
+                       pa.py_buffer(b"x" + one + two)])))]
     for col in columns:
         parts = S.column_shingles(col)  # CSR parts in row order, a null empty
         assert np.concatenate([np.diff(i) for i, _ in parts]).tolist() == [2, 0, 1, 0]

@@ -99,6 +99,7 @@ def _runs(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     data = np.frombuffer(arr.buffers()[2], np.uint8)[start:end]
     hashes = (data.view(np.uint64) if data.ctypes.data % 8 == 0
               else data.copy().view(np.uint64))
+    hashes.flags.writeable = False  # read-only like the views: one kernel signature
     return (offsets - start) // 8, hashes
 
 
