@@ -13,8 +13,10 @@ that no text is shingled twice. Two routes, no gather:
 2. :func:`verify_right` runs on the prints partition of the right rows: its own rows'
    shingles and the carried ones go as they are (no copy, none shingled) into one
    in-memory :class:`~simhash_nb._core.pipeline.ShingleStore`, which computes the exact
-   Jaccard of every pair (the verify stage of the single-machine runners). A pair with
-   a document without shingles is in no pair.
+   Jaccard of every pair that passes the single machine's size filter and sketches'
+   check (:func:`~simhash_nb._core.pipeline.stages.worth_verifying`: the verify stage
+   of the single-machine runners). A pair with a document without shingles is in no
+   pair.
 
 Fewer candidates reach them than the search finds: the search drops the pairs whose
 shingle counts cannot reach the threshold (the single machine's size filter, on the
@@ -40,6 +42,7 @@ import pyarrow as pa
 from .._core.batch import FeatureBatch
 from .._core.parallel import threads
 from .._core.pipeline import Shingler, ShingleStore
+from .._core.pipeline.stages import worth_verifying
 from .input import row_base
 
 CARRIED = pd.ArrowDtype(pa.large_binary())
@@ -200,8 +203,9 @@ def verify_right(prints: pd.DataFrame, rows: pd.DataFrame, offsets: np.ndarray,
     left = _left_documents(i, base, len(prints), rows)
     sims = np.full(i.shape[0], -1.0)
     with _store(prints, rows) as store:
-        # a document without shingles is in no pair
-        ok = (store.n_features[inv] > 0) & (store.n_features[left] > 0)
+        # as on one machine: the size filter (a document without shingles is in no
+        # pair) and the sketches' check, then the exact Jaccard
+        ok = worth_verifying(store, left, store, inv, threshold)
         if ok.any():
             with threads(n_jobs):
                 sims[ok] = store.similarities(left[ok], inv[ok], threshold)
