@@ -188,9 +188,9 @@ def worth_verifying(store_a: ShingleStore, i: np.ndarray, store_b: ShingleStore,
                     j: np.ndarray, threshold: float) -> np.ndarray:
     """Whether each candidate, document ``i`` of ``store_a`` and ``j`` of ``store_b``,
     is worth verifying: it passes the size filter (:func:`may_reach`, exact) and, where
-    both stores know their documents' sketches, their check (:func:`~.sketches.
-    sketches_agree`, which turns a pair at the threshold away with probability at most
-    ``config["verify_sketch_miss"]``).
+    both stores know their documents' sketches, their check
+    (:func:`~.sketches.sketches_agree`, which turns a pair at the threshold away with
+    probability at most ``config["verify_sketch_miss"]``).
 
     Examples
     --------

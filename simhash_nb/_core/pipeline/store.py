@@ -109,7 +109,7 @@ class ShingleStore:
         self._block_marks: np.ndarray | None = None  # see _blocks
         self._next_block = 1
         self._sketch_parts: list[np.ndarray] = []
-        self.sketches: np.ndarray | None = None  # each document's, see .sketches
+        self.sketches: np.ndarray | None = None  # each document's (pipeline.sketches)
 
     # --- writing -------------------------------------------------------------------
     @property
@@ -312,18 +312,22 @@ class ShingleStore:
             return self._across_parts(i, j, threshold, out)
         order = np.argsort(i, kind="stable")  # a block's pairs share documents
         i, j = i[order], j[order]
-        got = np.full(i.shape[0], -1.0)
-        meet = np.arange(i.shape[0])
         if self._prefix_first(self):
+            got = np.full(i.shape[0], -1.0)
             meet = np.flatnonzero(self.prefixes_meet(i, j, threshold))
-        i, j = i[meet], j[meet]
-        sims = np.empty(meet.shape[0], dtype=np.float64)
+            got[meet] = self._read_similarities(i[meet], j[meet], threshold)
+        else:
+            got = self._read_similarities(i, j, threshold)
+        out[order] = got
+        return out
+
+    def _read_similarities(self, i, j, threshold: float) -> np.ndarray:
+        """:meth:`similarities` of spilled pairs, their documents read a block at a time."""
+        sims = np.empty(i.shape[0], dtype=np.float64)
         for s in self._blocks(i, j):
             indptr, hashes, li, lj = self._local(i[s], j[s])
             _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, sims[s])
-        got[meet] = sims
-        out[order] = got
-        return out
+        return sims
 
     def _across_parts(self, i, j, threshold: float, out: np.ndarray) -> np.ndarray:
         """:meth:`similarities` over batches held apart: one kernel over all pairs, each
@@ -336,9 +340,7 @@ class ShingleStore:
     def similarities_with(self, other: ShingleStore, i: np.ndarray, j: np.ndarray,
                           threshold: float) -> np.ndarray:
         """:meth:`similarities` of documents ``i`` of this store and ``j`` of ``other``."""
-        if not (self.spilled or other.spilled):
-            return self._similarities_with(other, i, j, threshold)
-        if not self._prefix_first(other):
+        if not (self.spilled or other.spilled) or not self._prefix_first(other):
             return self._similarities_with(other, i, j, threshold)
         out = np.full(i.shape[0], -1.0)
         meet = np.flatnonzero(self.prefixes_meet(i, j, threshold, other))
