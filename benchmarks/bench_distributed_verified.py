@@ -4,7 +4,9 @@ on a LocalCluster of 2 worker processes (1 thread each) against
 ``benchmarks/corpus.py``; the bundled samples where ``../shared/data`` is absent).
 
 Both paths start from texts in memory (the Dask ones persisted on the workers first),
-and each is warmed on a small slice first, so that only the work is timed. Agreement is
+and each is warmed on a small slice first, so that only the work is timed; they run
+one after the other ``--repeats`` times (default 3) and the medians are compared (one
+run of each varied by 1.5x on the 2 noisy cores). Agreement is
 ``|intersection| / |union|`` of the two pair sets (the issue's target: >= 0.99, and a
 Dask time <= 3x one machine's at 200k texts).
 
@@ -29,13 +31,23 @@ def _pairs(i, j) -> set:
 def _local(texts: list[str], threshold: float) -> tuple[float, set, object]:
     import simhash_nb as sh
 
-    sh.near_duplicate_texts(texts[:2000], threshold)  # warm
     t = time.perf_counter()
     got = sh.near_duplicate_texts(texts, threshold)
     return time.perf_counter() - t, _pairs(got.i, got.j), got
 
 
-def _dask(texts: list[str], threshold: float, partitions: int, workers: int) -> tuple[float, set]:
+def _dask(data, threshold: float) -> tuple[float, set]:
+    import simhash_nb as sh
+
+    t = time.perf_counter()
+    got = sh.distributed.near_duplicate_texts(data, threshold).compute()
+    return time.perf_counter() - t, _pairs(got.left, got.right)
+
+
+def _interleaved(texts: list[str], threshold: float, partitions: int, workers: int,
+                 repeats: int) -> tuple[list, list, set, set, object]:
+    """Both paths ``repeats`` times, one after the other, on one cluster (each warmed
+    on a small slice first): the times of each and the pairs of the last runs."""
     import dask.dataframe as dd
     import pandas as pd
     from distributed import Client, LocalCluster, wait
@@ -44,30 +56,39 @@ def _dask(texts: list[str], threshold: float, partitions: int, workers: int) -> 
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=":0") as cluster, Client(cluster):
+        sh.near_duplicate_texts(texts[:2000], threshold)  # warm
         warm = dd.from_pandas(pd.Series(texts[:2000]), npartitions=workers)
         sh.distributed.near_duplicate_texts(warm, threshold).compute()
         data = dd.from_pandas(pd.Series(texts), npartitions=partitions).persist()
         wait(data)
-        t = time.perf_counter()
-        got = sh.distributed.near_duplicate_texts(data, threshold).compute()
-        return time.perf_counter() - t, _pairs(got.left, got.right)
+        local_s, dask_s = [], []
+        for _ in range(repeats):
+            s, local_pairs, got = _local(texts, threshold)
+            local_s.append(s)
+            s, dask_pairs = _dask(data, threshold)
+            dask_s.append(s)
+        return local_s, dask_s, local_pairs, dask_pairs, got
 
 
 def run(n: int, threshold: float = 0.7, partitions: int | None = None,
-        workers: int = 2) -> dict:
-    """Time both paths on ``real_like(n)`` and compare their pairs."""
+        workers: int = 2, repeats: int = 3) -> dict:
+    """Time both paths on ``real_like(n)``, interleaved ``repeats`` times (medians), and
+    compare their pairs."""
     from .corpus import real_like
 
     texts = real_like(n)
     partitions = partitions or max(workers, n // 25_000)
-    local_s, local_pairs, got = _local(texts, threshold)
-    dask_s, dask_pairs = _dask(texts, threshold, partitions, workers)
+    local_s, dask_s, local_pairs, dask_pairs, got = _interleaved(
+        texts, threshold, partitions, workers, repeats)
     union = local_pairs | dask_pairs
     agreement = len(local_pairs & dask_pairs) / len(union) if union else 1.0
+    local, dask = float(np.median(local_s)), float(np.median(dask_s))
     return {"n": n, "threshold": threshold, "partitions": partitions, "workers": workers,
-            "k": int(got.k), "pairs": len(local_pairs), "local_s": round(local_s, 3),
-            "dask_s": round(dask_s, 3), "ratio": round(dask_s / local_s, 2),
-            "agreement": agreement}
+            "k": int(got.k), "pairs": len(local_pairs), "repeats": repeats,
+            "local_s": round(local, 3), "dask_s": round(dask, 3),
+            "local_runs_s": [round(x, 3) for x in local_s],
+            "dask_runs_s": [round(x, 3) for x in dask_s],
+            "ratio": round(dask / local, 2), "agreement": agreement}
 
 
 def main(argv=None) -> dict:
@@ -78,10 +99,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--partitions", type=int, default=None,
                     help="partitions of the texts (default n / 25,000, at least 2)")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="runs of each path, interleaved; medians reported (default 3)")
     ap.add_argument("--save", action="store_true",
                     help="also write benchmarks/results/distributed_verified.json")
     args = ap.parse_args(argv)
-    res = run(args.n, args.threshold, args.partitions, args.workers)
+    res = run(args.n, args.threshold, args.partitions, args.workers, args.repeats)
     print(json.dumps(res))
     if args.save:
         from ._common import save
