@@ -16,7 +16,7 @@ from simhash_nb._core.text import text_buffers
 from simhash_nb._core.tokenizers import kernel_classes
 from simhash_nb._core.unicode import word_classes
 from simhash_nb._kernels import bitsums
-from simhash_nb._kernels.bitsums import occurrences, sorted_distinct
+from simhash_nb._kernels.bitsums import distinct, occurrences, sorted_distinct
 from simhash_nb._kernels.shingles import MODE_CHAR, MODE_WORD, doc_hashes
 from tests import naive
 
@@ -125,6 +125,36 @@ def test_sorted_distinct_falls_back_to_sorting():
     assert _sorted_distinct(big + big[:100]) == sorted(set(big))
     small = list(range(400, 0, -1)) * 2  # one cluster at slot 0: a probe past the limit
     assert _sorted_distinct(small) == sorted(set(small))
+
+
+def _distinct(values, table_bits, stamps=None, stamp=1):
+    values = np.array(values, dtype=np.uint64)
+    size = 1 << table_bits
+    stamps = np.zeros(size, np.int64) if stamps is None else stamps
+    k = distinct(values, values.shape[0], np.empty(size, np.uint64), stamps, stamp)
+    return sorted(values[:k].tolist())
+
+
+@given(st.lists(st.one_of(hash_st, clustered_st, st.integers(0, 300)), max_size=600))
+def test_distinct_keeps_each_value_once(values):
+    assert _distinct(values, 11) == sorted(set(values))
+
+
+def test_distinct_gives_a_document_too_long_for_the_table_a_table_of_its_own():
+    rng = np.random.default_rng(2)
+    big = rng.integers(0, 2**64, 3000, dtype=np.uint64, endpoint=False).tolist()
+    stamps = np.full(16, 5, np.int64)  # the shared table's slots all used by document 5
+    assert _distinct(big + big[::3], 4, stamps, 5) == sorted(set(big))
+    assert (stamps == 5).all()  # the shared table is not touched
+
+
+def test_fingerprint_of_a_document_longer_than_the_shared_table():
+    rng = np.random.default_rng(3)  # over 2**16 distinct 5-grams: its own table
+    text = "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz0123456789"), 300_000))
+    got = sh.fingerprint([text, "short text"], tokenizer="char", ngram=5, weights="binary",
+                         bits=128, normalize=None)
+    want = [naive.fingerprint_text(t, "char", 5, 128, "binary") for t in (text, "short text")]
+    assert [naive.fingerprint_int(fp) for fp in got] == want
 
 
 def test_features_do_not_hold_the_kernels_buffer_of_repeats():

@@ -54,10 +54,10 @@ def weighted_fingerprint(hashes, weights, lo, hi, words, out_row):
     return valid
 
 
-_SET_MAX = 1 << 17  # largest hash-set table per chunk; longer documents are sorted instead
+_SET_MAX = 1 << 17  # largest shared hash-set table per chunk (see distinct, sorted_distinct)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _set_size(max_features):
     size = 16
     while size < 2 * max_features and size < _SET_MAX:
@@ -65,7 +65,7 @@ def _set_size(max_features):
     return size
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always", cache=True, nogil=True)
 def _doc_set_bits(m):
     """log2 of the hash-set table size for ``m`` values: a power of two >= 2m (>= 16)."""
     bits = 4
@@ -80,11 +80,14 @@ def distinct(hashes, m, table, stamps, stamp):
 
     Open addressing in the first ``2**b >= 2m`` slots of ``table`` (small documents stay
     in cache); ``stamps[s] == stamp`` marks slot ``s`` as used by this document, so the
-    table is never cleared. Falls back to sorting when the table is too small.
+    table is never cleared. A document too long for ``table`` gets a table of its own
+    (not a sort: the first fingerprint then compiles no sort kernel).
     """
     size = 1 << _doc_set_bits(m)
     if size > table.shape[0]:
-        return sort_unique(hashes, m)
+        table = np.empty(size, dtype=np.uint64)
+        stamps = np.zeros(size, dtype=np.int64)
+        stamp = 1
     mask = np.uint64(size - 1)
     k = 0
     for t in range(m):
@@ -143,7 +146,7 @@ def sorted_distinct(hashes, m, table, stamps, stamp):
     return k
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def max_doc_len(offsets, lo, hi):
     """Longest document (in bytes) among documents ``lo:hi`` of ``offsets``."""
     m = 0
@@ -152,7 +155,7 @@ def max_doc_len(offsets, lo, hi):
     return m
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always", cache=True, nogil=True)
 def _scratch(offsets, lo, hi, n, with_set):
     """Per-chunk buffers for documents ``lo..hi-1``: hashes, word bounds, n-gram bytes and
     (``with_set``) the hash-set table of :func:`distinct`."""

@@ -76,7 +76,7 @@ def nonascii_segments(data, offsets, chunks):
     return starts, ends
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always", cache=True, nogil=True)
 def _ascii_range(src, p, end, table, out, o, run):
     """Normalise the ASCII bytes ``src[p:end]`` into ``out[o:]``; returns ``(o, run)``.
 
@@ -97,7 +97,7 @@ def _ascii_range(src, p, end, table, out, o, run):
     return np.int64(o), np.int64(run)
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always", cache=True, nogil=True)
 def _utf8_range(src, p, end, table, classes, punct, collapse, out, o, run):
     """:func:`_ascii_range` for any UTF-8 ``src[p:end]``, one code point at a time."""
     while p < end:
@@ -130,7 +130,7 @@ def _utf8_range(src, p, end, table, classes, punct, collapse, out, o, run):
     return o, run
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always", cache=True, nogil=True)
 def _first_pieces(seg_starts, offsets, chunks):
     """Each chunk's first piece: ``searchsorted`` (whose overload takes a second to
     compile) as a merge of two sorted arrays."""
