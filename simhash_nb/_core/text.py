@@ -12,13 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._kernels.normalize import (
-    ascii_lower,
-    nonascii_segments,
-    squeeze_chunks,
-    squeeze_compact,
-    squeeze_plan,
-)
+from .._kernels.normalize import PUNCT, SPACE, ascii_lower, nonascii_segments, squeeze_chunks
 from ..config import config
 from .parallel import balanced_chunks
 from .unicode import word_classes
@@ -416,17 +410,59 @@ def _squeeze(data, offsets, chunks, ascii_map, punct, collapse, pieces, n_thread
     """The Numba pass of :func:`text_buffers`, its chunks on ``n_threads`` threads.
 
     Serial kernels on a thread pool rather than one ``prange`` kernel: the same work,
-    without a parallel kernel to compile on a first call (about a second).
+    without a parallel kernel to compile on a first call (about a second). The plan and
+    the compaction around it are numpy: linear in the chunks and pieces, not the bytes
+    (and no kernels to compile).
     """
     classes = word_classes()
-    plan = squeeze_plan(offsets, chunks, classes, ascii_map, punct, collapse, pieces[0],
-                        pieces[1], pieces[3])
+    plan = _squeeze_plan(offsets, chunks, classes, ascii_map, punct, collapse, pieces[0],
+                         pieces[1], pieces[3])
 
     def run(c0: int, c1: int) -> None:
         squeeze_chunks(data, offsets, chunks, c0, c1, classes, punct, collapse, *pieces, plan)
 
     over_chunks(run, chunks.shape[0] - 1, n_threads)
-    return squeeze_compact(chunks, plan)
+    return _compact(chunks, plan)
+
+
+def _squeeze_plan(offsets, chunks, classes, ascii_map, punct: bool, collapse: bool,
+                  seg_starts, seg_ends, piece_offsets) -> tuple[np.ndarray, ...]:
+    """What :func:`~simhash_nb._kernels.normalize.squeeze_chunks` needs: ``(table,
+    seg_first, tmp_start, tmp, lengths)``.
+
+    ``table[b]``: the output byte of byte ``b`` (``ascii_map[b]`` below 128: the pyarrow
+    steps on ASCII), plus 256 for a separator; ``seg_first[c]``: chunk ``c``'s first
+    piece; ``tmp_start[c]``: where chunk ``c`` writes in ``tmp`` (its bytes, pieces
+    resized); ``lengths``: zeros, one per document.
+    """
+    b = np.arange(256, dtype=np.int64)
+    m = np.where(b < 128, ascii_map[np.minimum(b, 127)].astype(np.int64), b)
+    c = classes[m]
+    is_punct = punct & (c == PUNCT)
+    sep = collapse & ((c == SPACE) | is_punct)
+    table = np.where(sep, 32 + 256, np.where(is_punct, 32, m)).astype(np.uint64)
+    starts = offsets[chunks]  # each chunk's first byte, then the end
+    seg_first = np.searchsorted(seg_starts, starts, side="left").astype(np.int64)
+    resized = np.zeros(seg_starts.shape[0] + 1, dtype=np.int64)  # bytes a piece adds
+    np.cumsum(np.diff(piece_offsets) - (seg_ends - seg_starts), out=resized[1:])
+    tmp_start = np.zeros(chunks.shape[0], dtype=np.int64)
+    np.cumsum(np.diff(starts) + np.diff(resized[seg_first]), out=tmp_start[1:])
+    tmp = np.empty(max(int(tmp_start[-1]), 1), dtype=np.uint8)
+    return table, seg_first, tmp_start, tmp, np.zeros(offsets.shape[0] - 1, dtype=np.int64)
+
+
+def _compact(chunks, plan) -> tuple[np.ndarray, np.ndarray]:
+    """``(data, offsets)`` of the normalised documents: the chunks' stretches of ``tmp``
+    moved left to be contiguous, in place."""
+    _, _, tmp_start, tmp, lengths = plan
+    new_offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_offsets[1:])
+    for c in range(1, chunks.shape[0] - 1):  # left to right: never onto unread bytes
+        dst, end = int(new_offsets[chunks[c]]), int(new_offsets[chunks[c + 1]])
+        src = int(tmp_start[c])
+        if src != dst:  # numpy copies an overlapping move through a buffer
+            tmp[dst:end] = tmp[src:src + end - dst]
+    return tmp[: new_offsets[-1]], new_offsets
 
 
 def over_chunks(run, n_chunks: int, n_threads: int, done=None) -> None:

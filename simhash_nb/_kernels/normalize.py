@@ -130,54 +130,11 @@ def _utf8_range(src, p, end, table, classes, punct, collapse, out, o, run):
     return o, run
 
 
-@njit(inline="always", cache=True, nogil=True)
-def _first_pieces(seg_starts, offsets, chunks):
-    """Each chunk's first piece: ``searchsorted`` (whose overload takes a second to
-    compile) as a merge of two sorted arrays."""
-    out = np.empty(chunks.shape[0], dtype=np.int64)
-    s = 0
-    for c in range(chunks.shape[0]):
-        while s < seg_starts.shape[0] and seg_starts[s] < offsets[chunks[c]]:
-            s += 1
-        out[c] = s
-    return out
-
-
-@njit(cache=True, nogil=True)
-def squeeze_plan(offsets, chunks, classes, ascii_map, punct, collapse, seg_starts, seg_ends,
-                 piece_offsets):
-    """What :func:`squeeze_chunks` needs: ``(table, seg_first, tmp_start, tmp, lengths)``.
-
-    ``table[b]``: the output byte of ASCII byte ``b`` (``ascii_map[b]``: the pyarrow steps
-    on ASCII), plus 256 for a separator; ``seg_first[c]``: chunk ``c``'s first piece;
-    ``tmp_start[c]``: where chunk ``c`` writes in ``tmp`` (its bytes, pieces resized);
-    ``lengths``: zeros, one per document.
-    """
-    n_chunks = chunks.shape[0] - 1
-    table = np.empty(256, dtype=np.uint64)
-    for b in range(256):
-        m = np.int64(ascii_map[b]) if b < 128 else b
-        c = classes[m]
-        is_punct = punct and c == PUNCT
-        if collapse and (c == SPACE or is_punct):
-            table[b] = 32 + 256
-        else:
-            table[b] = 32 if is_punct else m
-    seg_first = _first_pieces(seg_starts, offsets, chunks)
-    tmp_start = np.zeros(n_chunks + 1, dtype=np.int64)
-    for c in range(n_chunks):
-        room = offsets[chunks[c + 1]] - offsets[chunks[c]]
-        for s in range(seg_first[c], seg_first[c + 1]):
-            room += piece_offsets[s + 1] - piece_offsets[s] - (seg_ends[s] - seg_starts[s])
-        tmp_start[c + 1] = tmp_start[c] + room
-    tmp = np.empty(max(tmp_start[n_chunks], 1), dtype=np.uint8)
-    return table, seg_first, tmp_start, tmp, np.zeros(offsets.shape[0] - 1, dtype=np.int64)
-
-
 @njit(cache=True, nogil=True)
 def squeeze_chunks(data, offsets, chunks, c0, c1, classes, punct, collapse, seg_starts,
                    seg_ends, pieces, piece_offsets, plan):
-    """Normalise the documents of chunks ``c0..c1-1`` into ``plan`` (:func:`squeeze_plan`).
+    """Normalise the documents of chunks ``c0..c1-1`` into ``plan`` (``(table, seg_first,
+    tmp_start, tmp, lengths)``: see :func:`simhash_nb._core.text.text_buffers`).
 
     ``seg_starts`` and ``seg_ends`` (:func:`nonascii_segments`) cut the documents into
     ASCII runs and pieces; piece ``s`` is replaced by
@@ -208,23 +165,6 @@ def squeeze_chunks(data, offsets, chunks, c0, c1, classes, punct, collapse, seg_
             if collapse and run == 1 and o > o0:
                 o -= 1  # the trailing run's space
             lengths[i] = o - o0
-
-
-@njit(cache=True, nogil=True)
-def squeeze_compact(chunks, plan):
-    """``(data, offsets)`` of the normalised documents: the chunks' stretches of ``tmp``
-    moved left to be contiguous, in place (no second buffer)."""
-    _, _, tmp_start, tmp, lengths = plan
-    n = lengths.shape[0]
-    n_chunks = chunks.shape[0] - 1
-    new_offsets = np.zeros(n + 1, dtype=np.int64)
-    for i in range(n):
-        new_offsets[i + 1] = new_offsets[i] + lengths[i]
-    for c in range(1, n_chunks):  # left to right: never onto unread bytes
-        src, dst = np.uint64(tmp_start[c]), np.uint64(new_offsets[chunks[c]])
-        for r in range(np.uint64(new_offsets[chunks[c + 1]] - new_offsets[chunks[c]])):
-            tmp[dst + r] = tmp[src + r]
-    return tmp[: new_offsets[n]], new_offsets
 
 
 @njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
