@@ -4,7 +4,7 @@ on a LocalCluster of 2 worker processes (1 thread each) against
 ``benchmarks/corpus.py``; the bundled samples where ``../shared/data`` is absent).
 
 Both paths start from texts in memory (the Dask ones persisted on the workers first),
-and each is warmed on a small slice first, so that only the work is timed; they run
+and each is warmed by one untimed run first, so that only the work is timed; they run
 one after the other ``--repeats`` times (default 3) and the medians are compared (one
 run of each varied by 1.5x on the 2 noisy cores). Agreement is
 ``|intersection| / |union|`` of the two pair sets (the issue's target: >= 0.99, and a
@@ -47,20 +47,19 @@ def _dask(data, threshold: float) -> tuple[float, set]:
 def _interleaved(texts: list[str], threshold: float, partitions: int, workers: int,
                  repeats: int) -> tuple[list, list, set, set, object]:
     """Both paths ``repeats`` times, one after the other, on one cluster (each warmed
-    on a small slice first): the times of each and the pairs of the last runs."""
+    by one untimed run first: a first run at this size compiled kernels that a small
+    slice does not use): the times of each and the pairs of the last runs."""
     import dask.dataframe as dd
     import pandas as pd
     from distributed import Client, LocalCluster, wait
 
-    import simhash_nb as sh
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=":0") as cluster, Client(cluster):
-        sh.near_duplicate_texts(texts[:2000], threshold)  # warm
-        warm = dd.from_pandas(pd.Series(texts[:2000]), npartitions=workers)
-        sh.distributed.near_duplicate_texts(warm, threshold).compute()
         data = dd.from_pandas(pd.Series(texts), npartitions=partitions).persist()
         wait(data)
+        _local(texts, threshold)  # warm: every kernel either path uses at this size
+        _dask(data, threshold)
         local_s, dask_s = [], []
         for _ in range(repeats):
             s, local_pairs, got = _local(texts, threshold)

@@ -16,6 +16,7 @@ import dataclasses
 import numbers
 from typing import Any
 
+import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -163,15 +164,16 @@ def _unique_count(df: pd.DataFrame) -> pd.Series:
     return pd.Series([len(df.drop_duplicates())], dtype=np.int64)
 
 
-def _distinct(prints: dd.DataFrame, shuffle_method: str | None) -> int:
-    """Distinct fingerprints among the present texts (one shuffle of 16 bytes a row)."""
+def _distinct(prints: dd.DataFrame, shuffle_method: str | None):
+    """Distinct fingerprints among the present texts (one shuffle of 16 bytes a row),
+    lazy: their count."""
     words = prints.map_partitions(_present_words, meta=_present_words(prints._meta))
     words = words.map_partitions(pd.DataFrame.drop_duplicates, meta=words._meta)
     q = max(1, prints.npartitions)
     shuffled = words.shuffle("w0", npartitions=q, ignore_index=True,
                              shuffle_method=shuffle_for(shuffle_method, words, q))
     counts = shuffled.map_partitions(_unique_count, meta=pd.Series([], dtype=np.int64))
-    return int(counts.sum().compute())
+    return counts.sum()
 
 
 def _sample_part(prints: pd.DataFrame, ranks: np.ndarray, present: np.ndarray,
@@ -183,24 +185,25 @@ def _sample_part(prints: pd.DataFrame, ranks: np.ndarray, present: np.ndarray,
     return words.iloc[mine].reset_index(drop=True)
 
 
-def _sampled_words(prints: dd.DataFrame, stats: PrintStats,
-                   random_state: int | None) -> np.ndarray:
-    """The fingerprints of the present texts :func:`sampled_rows` draws, in row order."""
+def _sampled_words(prints: dd.DataFrame, stats: PrintStats, random_state: int | None):
+    """The fingerprints of the present texts :func:`sampled_rows` draws, in row order
+    (lazy)."""
     ranks = sampled_rows(stats.n_present, random_state)
     meta = _present_words(prints._meta)
-    words = prints.map_partitions(_sample_part, ranks, stats.present, meta=meta,
-                                  clear_divisions=True, enforce_metadata=False).compute()
-    return np.ascontiguousarray(words.to_numpy(np.uint64))
+    return prints.map_partitions(_sample_part, ranks, stats.present, meta=meta,
+                                 clear_divisions=True, enforce_metadata=False)
 
 
-def _choose_k(prints: dd.DataFrame, stats: PrintStats, threshold: float, recall: float,
-              bits: int, random_state: int | None) -> int:
-    """The ``k`` :func:`simhash_nb.near_duplicate_texts` chooses on the same texts."""
-    n = stats.n_present
-    sample = None
-    if n >= config["verify_sample_rows"]:
-        sample = _sampled_words(prints, stats, random_state)
-    return k_for(n, stats.nnz, threshold, recall, bits, sample)
+def _design_inputs(prints: dd.DataFrame, stats: PrintStats, sample: bool,
+                   random_state: int | None, shuffle_method: str | None):
+    """``(sampled fingerprints or None, count of distinct fingerprints)`` in one round
+    trip to the cluster; the sample only with ``sample`` (``k`` chosen here, from
+    ``config["verify_sample_rows"]`` present texts up, as one machine chooses it)."""
+    sampled = _sampled_words(prints, stats, random_state) if sample else None
+    words, distinct = dask.compute(sampled, _distinct(prints, shuffle_method))
+    if words is not None:
+        words = np.ascontiguousarray(words.to_numpy(np.uint64))
+    return words, int(distinct)
 
 
 # --- the plan --------------------------------------------------------------------------------
@@ -250,9 +253,11 @@ def plan_texts(data: dd.DataFrame | dd.Series, options: dict, *, threshold: floa
                                   meta=_prints_meta(bits, texts._meta.index))
     prints = prints.persist()
     stats = _scan(prints, ids == "index")
-    if k is None:
-        k = _choose_k(prints, stats, threshold, recall, bits, random_state)
-    rows = max(_distinct(prints, shuffle_method), 2)
+    sample = k is None and stats.n_present >= config["verify_sample_rows"]
+    words, distinct = _design_inputs(prints, stats, sample, random_state, shuffle_method)
+    if k is None:  # the k one machine chooses on the same texts
+        k = k_for(stats.n_present, stats.nnz, threshold, recall, bits, words)
+    rows = max(distinct, 2)
     design = candidate_design(rows, threshold, bits, recall, k=k)
     family = sampled(bits, design.key_bits, design.tables, random_state)
     return Plan(texts, prints, stats, shingler, n_jobs, threshold, int(k), family,
