@@ -230,3 +230,28 @@ def test_signal_mid_run_leaves_no_part_file(tmp_path, sig, long_jsonl_gz):
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     _no_files_but(tmp_path, "in.jsonl.gz")
+
+
+def test_sigterm_stops_a_run_whose_sigint_is_ignored(tmp_path, long_jsonl_gz):
+    """A background job of a script (or ``nohup``) starts with SIGINT ignored: a SIGINT
+    stays ignored, but SIGTERM still stops the run and its cleanup runs."""
+    src = tmp_path / "in.jsonl.gz"
+    src.write_bytes(long_jsonl_gz)
+    proc = subprocess.Popen([str(SCRIPT), "fingerprint", str(src), str(tmp_path / "out.parquet"),
+                             "--n-jobs", "1", "-q"], stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.monotonic() + 60  # a cold Numba cache compiles first
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read()
+        if any(_size(p) > 0 for p in tmp_path.glob(".*.part")):  # mid-run: written to
+            break
+        time.sleep(0.01)
+    assert list(tmp_path.glob(".*.part")), "no temporary file seen"
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    assert proc.poll() is None, "a SIGINT the process was told to ignore stopped it"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    _no_files_but(tmp_path, "in.jsonl.gz")

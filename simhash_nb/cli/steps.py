@@ -87,7 +87,9 @@ def sigterm_as_interrupt():
     runs (temporary ``.part`` files removed, kernels stopped after the current wave).
 
     The handler only re-sends SIGINT to the process: a kernel that defers SIGINT
-    (:func:`simhash_nb._core.parallel.deferred_interrupt`) defers SIGTERM too.
+    (:func:`simhash_nb._core.parallel.deferred_interrupt`) defers SIGTERM too. Where
+    SIGINT is ignored (a background job of a script, ``nohup``), SIGINT itself stays
+    ignored but the one SIGTERM re-sends is not: SIGTERM still stops the run.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -97,14 +99,21 @@ def sigterm_as_interrupt():
     if previous is None or previous_int is None:
         yield None
         return
-    seen = []
+    seen: list[int] = []
+    terms: list[int] = []
+
+    def on_sigterm(signum, frame):
+        terms.append(signum)
+        signal.raise_signal(signal.SIGINT)
 
     def on_sigint(signum, frame):
+        if previous_int is signal.SIG_IGN and not terms:
+            return  # a SIGINT of its own: ignored, as the process was told
         seen.append(signum)  # remembered: CPython ignores a KeyboardInterrupt raised in
         raise KeyboardInterrupt  # some callbacks (an import's module lock, a weakref)
 
-    signal.signal(signal.SIGTERM, lambda signum, frame: signal.raise_signal(signal.SIGINT))
-    if previous_int is signal.default_int_handler:
+    signal.signal(signal.SIGTERM, on_sigterm)
+    if previous_int in (signal.default_int_handler, signal.SIG_IGN):
         signal.signal(signal.SIGINT, on_sigint)
     try:
         yield seen
