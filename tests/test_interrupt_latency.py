@@ -176,3 +176,37 @@ def test_ctrl_c_answers_within_a_second(op):
     assert latency < 1.0, f"{op} on n={ran['n']} (calls of {ran['calls']} s, then one " \
                           f"stopped after {ran['running']:.1f} s): KeyboardInterrupt " \
                           f"after {latency:.2f} s"
+
+
+_ADDING = r"""
+import signal, sys
+import numpy as np
+import simhash_nb as sh
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+fps = np.random.default_rng(0).integers(0, 2**64, 1 << 20, dtype=np.uint64)
+sh.SimhashIndex(k=4).add(fps[:1000])  # load the kernels
+print("adding", flush=True)
+try:
+    while True:  # building the tables: nearly all of the time is in the sorting kernel
+        sh.SimhashIndex(k=4).add(fps)
+except KeyboardInterrupt:
+    print("caught", flush=True)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
+def test_ctrl_c_while_an_index_sorts_its_tables_is_a_keyboard_interrupt():
+    """Ctrl-C inside ``SimhashIndex.add``'s sorting kernel comes out as KeyboardInterrupt
+    after that table, not as a SystemError from the kernel's call back into Python."""
+    p = subprocess.Popen([sys.executable, "-c", _ADDING], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline() == "adding\n", p.communicate(timeout=60)[1][-2000:]
+        time.sleep(1.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        assert out == "caught\n", err[-2000:]
+        assert "SystemError" not in err
+    finally:
+        p.kill()

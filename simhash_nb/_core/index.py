@@ -46,7 +46,7 @@ from ..config import config
 from .index_runs import Run
 from .index_search import query_runs
 from .matches import Matches
-from .parallel import threads
+from .parallel import deferred_interrupt, threads
 from .search.design import check_blocks, check_recall
 from .search.groups import threads_for
 from .similarity import resolve_k
@@ -279,7 +279,8 @@ class SimhashIndex:
         out = np.full(ids.shape[0], -1, dtype=np.int64)
         with threads_for(ids.shape[0]):
             for run in st.runs:
-                _tk.lookup_ids(run.id_sorted, run.id_slot, st.alive, ids, out)
+                with deferred_interrupt():  # see parallel.deferred_interrupt
+                    _tk.lookup_ids(run.id_sorted, run.id_slot, st.alive, ids, out)
         return out
 
     # --- add / remove --------------------------------------------------------------------

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._kernels import tables as _tk
 from ..config import config
+from .parallel import deferred_interrupt
 from .search.design import best_sampling, best_tables, pair_count
 from .search.families import sampled
 from .search.groups import threads_for
@@ -37,13 +38,15 @@ class Run:
         tmp = np.empty(m, dtype=np.uint64)
         plan, layout = self.plan, self.layout
         with threads_for(m):
-            for t in range(n_tables):
-                _tk.sort_table(
-                    fps, layout.key_pieces[t], plan.extra_pieces[t], bool(plan.hashed[t]),
-                    int(plan.key_bits[t]), int(plan.extra_bits[t]), plan.row_bits,
-                    top_bits(m), config["radix_local_bits"], numba.get_num_threads(),
-                    self.tabs[t], tmp,
-                )
+            for t in range(n_tables):  # Ctrl-C is answered between two tables
+                with deferred_interrupt():  # see parallel.deferred_interrupt
+                    _tk.sort_table(
+                        fps, layout.key_pieces[t], plan.extra_pieces[t],
+                        bool(plan.hashed[t]), int(plan.key_bits[t]),
+                        int(plan.extra_bits[t]), plan.row_bits, top_bits(m),
+                        config["radix_local_bits"], numba.get_num_threads(), self.tabs[t],
+                        tmp,
+                    )
         ids = slot_ids[lo:hi]
         order = np.argsort(ids, kind="stable")
         self.id_sorted = ids[order]
