@@ -10,9 +10,10 @@ run of each varied by 1.5x on the 2 noisy cores). Agreement is
 ``|intersection| / |union|`` of the two pair sets (the issue's target: >= 0.99, and a
 Dask time <= 3x one machine's at 200k texts).
 
-Run: ``python -m benchmarks.bench_distributed_verified --n 200000`` (default 200,000);
-prints ``{"n", "local_s", "dask_s", "ratio", "agreement", ...}`` as JSON;
-``--save`` also writes ``benchmarks/results/distributed_verified.json``.
+Run: ``python -m benchmarks.bench_distributed_verified --n 200000`` (default 200,000;
+part of ``make bench``); prints ``{"n", "local_s", "dask_s", "ratio", "agreement", ...}``
+as JSON and writes ``benchmarks/results/distributed_verified.json`` (``--quick``: 20,000
+texts, one run of each).
 """
 
 from __future__ import annotations
@@ -100,16 +101,33 @@ def main(argv=None) -> dict:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3,
                     help="runs of each path, interleaved; medians reported (default 3)")
-    ap.add_argument("--save", action="store_true",
-                    help="also write benchmarks/results/distributed_verified.json")
+    ap.add_argument("--quick", action="store_true", help="20,000 texts, one run of each")
     args = ap.parse_args(argv)
-    res = run(args.n, args.threshold, args.partitions, args.workers, args.repeats)
+    n, repeats = (20_000, 1) if args.quick else (args.n, args.repeats)
+    res = run(n, args.threshold, args.partitions, args.workers, repeats)
     print(json.dumps(res))
-    if args.save:
-        from ._common import save
+    from ._common import save
 
-        save("distributed_verified", res)
+    save("distributed_verified", res)
     return res
+
+
+def report(res: dict) -> str:
+    from ._common import table
+
+    runs = lambda xs: ", ".join(f"{x:.2f}" for x in xs)  # noqa: E731
+    rows = [["one machine, `sh.near_duplicate_texts`", f"{res['local_s']:.2f} s",
+             runs(res["local_runs_s"])],
+            [f"Dask, `sh.distributed.near_duplicate_texts` ({res['partitions']} partitions)",
+             f"{res['dask_s']:.2f} s", runs(res["dask_runs_s"])]]
+    return "\n".join([
+        f"{res['n']:,} `real_like` texts, Jaccard >= {res['threshold']}, a LocalCluster of "
+        f"{res['workers']} worker processes (1 thread each) against one process on the same "
+        f"cores; each path warmed by one untimed run, then {res['repeats']} runs taking "
+        "turns (medians)", "",
+        table(rows, ["path", "median", "runs (s)"]), "",
+        f"Dask / one machine: **{res['ratio']:.2f}x** (target <= 3x); the same "
+        f"{res['pairs']:,} pairs (agreement {res['agreement']:.3f}), k = {res['k']}."])
 
 
 if __name__ == "__main__":

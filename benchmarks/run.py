@@ -13,6 +13,7 @@ import sys
 
 BENCHMARKS = ["bench_fingerprint", "bench_bitsums", "bench_search", "bench_large_k", "bench_widths",
               "bench_accessors", "bench_evaluate", "bench_features", "bench_distributed",
+              "bench_distributed_verified",
               "bench_e2e", "bench_compare", "bench_cold", "bench_out_of_core",
               "bench_memory"]
 
