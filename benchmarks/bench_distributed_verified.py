@@ -8,7 +8,8 @@ and each is warmed by one untimed run first, so that only the work is timed; the
 one after the other ``--repeats`` times (default 3) and the medians are compared (one
 run of each varied by 1.5x on the 2 noisy cores). Agreement is
 ``|intersection| / |union|`` of the two pair sets (the issue's target: >= 0.99, and a
-Dask time <= 3x one machine's at 200k texts).
+Dask time <= 3x one machine's at 200k texts). Peak RSS (``ru_maxrss``) of the process
+that holds the texts and runs the single-machine path, and of each worker.
 
 Run: ``python -m benchmarks.bench_distributed_verified --n 200000`` (default 200,000;
 part of ``make bench``); prints ``{"n", "local_s", "dask_s", "ratio", "agreement", ...}``
@@ -56,7 +57,7 @@ def _interleaved(texts: list[str], threshold: float, partitions: int, workers: i
 
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster):
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
         data = dd.from_pandas(pd.Series(texts), npartitions=partitions).persist()
         wait(data)
         _local(texts, threshold)  # warm: every kernel either path uses at this size
@@ -67,7 +68,16 @@ def _interleaved(texts: list[str], threshold: float, partitions: int, workers: i
             local_s.append(s)
             s, dask_pairs = _dask(data, threshold)
             dask_s.append(s)
-        return local_s, dask_s, local_pairs, dask_pairs, got
+        peaks = {"local_peak_rss_mb": _peak_mb(),
+                 "worker_peak_rss_mb": sorted(client.run(_peak_mb).values())}
+        return local_s, dask_s, local_pairs, dask_pairs, got, peaks
+
+
+def _peak_mb() -> float:
+    """This process's peak resident memory, MB (Linux: ``ru_maxrss`` in KB)."""
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def run(n: int, threshold: float = 0.7, partitions: int | None = None,
@@ -78,7 +88,7 @@ def run(n: int, threshold: float = 0.7, partitions: int | None = None,
 
     texts = real_like(n)
     partitions = partitions or max(workers, n // 25_000)
-    local_s, dask_s, local_pairs, dask_pairs, got = _interleaved(
+    local_s, dask_s, local_pairs, dask_pairs, got, peaks = _interleaved(
         texts, threshold, partitions, workers, repeats)
     union = local_pairs | dask_pairs
     agreement = len(local_pairs & dask_pairs) / len(union) if union else 1.0
@@ -88,7 +98,7 @@ def run(n: int, threshold: float = 0.7, partitions: int | None = None,
             "local_s": round(local, 3), "dask_s": round(dask, 3),
             "local_runs_s": [round(x, 3) for x in local_s],
             "dask_runs_s": [round(x, 3) for x in dask_s],
-            "ratio": round(dask / local, 2), "agreement": agreement}
+            "ratio": round(dask / local, 2), "agreement": agreement, **peaks}
 
 
 def main(argv=None) -> dict:
@@ -127,7 +137,16 @@ def report(res: dict) -> str:
         "turns (medians)", "",
         table(rows, ["path", "median", "runs (s)"]), "",
         f"Dask / one machine: **{res['ratio']:.2f}x** (target <= 3x); the same "
-        f"{res['pairs']:,} pairs (agreement {res['agreement']:.3f}), k = {res['k']}."])
+        f"{res['pairs']:,} pairs (agreement {res['agreement']:.3f}), k = {res['k']}."
+        + _peaks(res)])
+
+
+def _peaks(res: dict) -> str:
+    if "local_peak_rss_mb" not in res:  # results saved before peaks were measured
+        return ""
+    workers = ", ".join(f"{x / 1024:.2f}" for x in res["worker_peak_rss_mb"])
+    return (f" Peak RSS: the one-machine process {res['local_peak_rss_mb'] / 1024:.2f} GB "
+            f"(the texts, the client and its own runs); each worker {workers} GB.")
 
 
 if __name__ == "__main__":
