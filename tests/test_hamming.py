@@ -14,6 +14,17 @@ u128 = hnp.arrays(np.uint64, st.tuples(st.integers(0, 30), st.just(2)),
                   elements=st.integers(0, 2**64 - 1))
 
 
+@pytest.fixture(autouse=True, scope="module", params=["numpy", "kernel"])
+def brute_path(request):
+    """Every test here twice: small joins and matrices in numpy (the default up to
+    ``config["numpy_brute_pairs"]``), and all of them in the parallel kernels."""
+    from simhash_nb.config import config, reset_config
+
+    config["numpy_brute_pairs"] = 1 << 24 if request.param == "numpy" else 0
+    yield request.param
+    reset_config()
+
+
 def _clustered(rng, n, words, flips=3):
     """Fingerprints with many close neighbours (flip a few bits of a few seeds)."""
     base = rng.integers(0, 2**64 - 1, (max(1, n // 4), words), dtype=np.uint64, endpoint=True)
@@ -78,14 +89,16 @@ def test_pairs_within_on_clustered_data(words, k):
 
 
 def test_pairs_within_retries_when_the_first_capacity_overflows():
-    from simhash_nb.config import config, reset_config
+    from simhash_nb.config import config
 
     a = np.zeros(200, dtype=np.uint64)  # all identical: 19,900 pairs at distance 0
+    before = config["pairs_initial_capacity"], config["numpy_brute_pairs"]
     config["pairs_initial_capacity"] = 16
+    config["numpy_brute_pairs"] = 0  # the kernel's retry, whichever path the module runs
     try:
         p = sh.pairs_within(a, 0)
     finally:
-        reset_config()
+        config["pairs_initial_capacity"], config["numpy_brute_pairs"] = before
     assert len(p) == 200 * 199 // 2
     assert (p.i < p.j).all() and not p.distance.any()
     assert len(set(zip(p.i.tolist(), p.j.tolist(), strict=True))) == len(p)

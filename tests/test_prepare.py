@@ -82,3 +82,37 @@ def test_cli_prepare_runs_the_named_paths(capsys):
     captured = capsys.readouterr()
     assert "hamming" in captured.out and "prepare: hamming" in captured.err
     assert set(PATHS) >= {"fingerprint", "search", "verified", "index", "windows"}
+
+
+_SMALL_BRUTE = textwrap.dedent("""
+    import json
+    from numba.core import event
+    import numpy as np
+    compiled = []
+
+    class Log(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Log())
+    import simhash_nb as sh
+    fps = np.random.default_rng(0).integers(0, 2**64, (3000, 2), dtype=np.uint64)
+    sh.hamming_matrix(fps)
+    sh.pairs_within(fps, 30)
+    sh.pairs_within(fps[:, 0].copy(), 20, b=fps[:100, 1].copy())
+    print(json.dumps(compiled))
+""")
+
+
+def test_small_brute_joins_and_matrices_compile_no_kernel(tmp_path):
+    """Up to ``config["numpy_brute_pairs"]`` pairs, the brute-force join and the distance
+    matrix run in numpy: a first call on an empty cache compiles nothing (a demo's or a
+    small tuning table's first run)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    got = subprocess.run([sys.executable, "-c", _SMALL_BRUTE], env=env, capture_output=True,
+                         text=True, timeout=300, check=False)
+    assert got.returncode == 0, got.stderr[-3000:]
+    assert json.loads(got.stdout.splitlines()[-1]) == []

@@ -157,11 +157,23 @@ def hamming_matrix(a, b=None, *, max_bytes: int | None = None) -> np.ndarray:
             f"a {a.shape[0]} x {b.shape[0]} distance matrix needs {size:,} bytes, over the "
             f"limit of {limit:,}; raise max_bytes, or use pairs_within / near_duplicates"
         )
+    if size <= config["numpy_brute_pairs"]:
+        return _distances(_kernel_view(a), _kernel_view(b))
     out = np.empty((a.shape[0], b.shape[0]), dtype=np.uint8)
-    if size:
-        with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
-            _hk.hamming_matrix(_kernel_view(a), _kernel_view(b), out)
+    with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
+        _hk.hamming_matrix(_kernel_view(a), _kernel_view(b), out)
     return out
+
+
+def _distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``uint8[n, m]`` distances of kernel views ``a`` and ``b`` in numpy: the small
+    inputs' path (``config["numpy_brute_pairs"]``), with no kernel to compile."""
+    if a.ndim == 1:
+        return np.bitwise_count(a[:, None] ^ b[None, :])
+    d = np.bitwise_count(a[:, None, 0] ^ b[None, :, 0])
+    for w in range(1, a.shape[1]):  # 128 bits: the second word's count added
+        d += np.bitwise_count(a[:, None, w] ^ b[None, :, w])
+    return d
 
 
 def pairs_within(a, k: int, b=None) -> Pairs:
@@ -208,6 +220,8 @@ def brute_pairs(a, b, k: int, self_join: bool, limit: int = 2**62):
     self-join) within ``k``, and their count, by the brute-force kernel a timed slice of
     ``a``'s rows a call (:func:`~._core.parallel.sliced_pairs`: Ctrl-C is answered
     between slices). Past ``limit`` pairs none are kept: empty arrays, with the count."""
+    if a.shape[0] * b.shape[0] <= config["numpy_brute_pairs"]:
+        return _numpy_pairs(a, b, k, self_join, limit)
     n_tasks = max(1, min(a.shape[0], numba.get_num_threads() * 8))
 
     def run(lo, hi, cap):
@@ -215,3 +229,16 @@ def brute_pairs(a, b, k: int, self_join: bool, limit: int = 2**62):
 
     return sliced_pairs(run, a.shape[0], int(config["pairs_initial_capacity"]),
                         first=max(1, (1 << 20) // max(1, b.shape[0])), limit=limit)
+
+
+def _numpy_pairs(a, b, k: int, self_join: bool, limit: int):
+    """:func:`brute_pairs` of small inputs in numpy (no kernel to compile): the pairs in
+    row order."""
+    d = _distances(a, b)
+    near = d <= k
+    if self_join:
+        near = np.triu(near, 1)
+    i, j = np.nonzero(near)
+    if i.shape[0] > limit:
+        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8), i.shape[0]
+    return i.astype(np.int64), j.astype(np.int64), d[i, j], i.shape[0]

@@ -44,7 +44,8 @@ _TEXTS = [
     "Another text entirely, about something else: 2024-01-01.",
 ]
 # thresholds that send small inputs to numpy or one thread, lowered so kernels run
-_KERNEL_SIZES = {"numpy_segment_bytes": 0, "numpy_group_rows": 0, "parallel_min_rows": 0}
+_KERNEL_SIZES = {"numpy_segment_bytes": 0, "numpy_group_rows": 0, "numpy_brute_pairs": 0,
+                 "parallel_min_rows": 0}
 
 
 def _fingerprints(bits: int, n: int = 64) -> np.ndarray:
