@@ -371,3 +371,29 @@ def test_make_near_duplicates_bad_input():
         make_near_duplicates(["a"], n=1, edit_rate=1.5)
     with pytest.raises(ValueError, match="n must be"):
         make_near_duplicates(["a"], n=-1)
+
+
+@pytest.mark.parametrize("bits", [64, 128])
+def test_threshold_table_counts_alike_in_numpy_and_in_the_kernel(bits):
+    """All-pairs counting runs in numpy up to ``config["numpy_brute_pairs"]`` pairs and in
+    the parallel kernel above: the same table either way (labels and pairs truth)."""
+    from simhash_nb.config import config
+
+    rng = np.random.default_rng(bits)
+    base = rng.integers(0, 2**64, (300, bits // 64), dtype=np.uint64)
+    fps = np.concatenate([base, base ^ np.uint64(0b1011)])[:, 0] if bits == 64 else (
+        np.concatenate([base, base ^ np.uint64(0b1011)]))
+    labels = np.arange(fps.shape[0]) % 300
+    before = config["numpy_brute_pairs"]
+    tables = []
+    for limit in (1 << 24, 0):
+        config["numpy_brute_pairs"] = limit
+        try:
+            tables.append((sh.threshold_table(fps, labels), sh.pairs_within(fps, 9)))
+        finally:
+            config["numpy_brute_pairs"] = before
+    (numpy_table, numpy_pairs), (kernel_table, kernel_pairs) = tables
+    pd.testing.assert_frame_equal(numpy_table, kernel_table)
+    assert numpy_table["tp"].max() == 300  # the planted pairs, all found
+    assert np.array_equal(numpy_pairs.i, kernel_pairs.i)
+    assert np.array_equal(numpy_pairs.distance, kernel_pairs.distance)

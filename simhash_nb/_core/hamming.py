@@ -19,7 +19,7 @@ from .validation import (
     same_width,
 )
 
-__all__ = ["hamming", "hamming_matrix", "pairs_within"]
+__all__ = ["distance_matrix", "hamming", "hamming_matrix", "pairs_within"]
 
 
 def hamming(a, b, *, bits: int | None = None) -> np.ndarray:
@@ -157,23 +157,36 @@ def hamming_matrix(a, b=None, *, max_bytes: int | None = None) -> np.ndarray:
             f"a {a.shape[0]} x {b.shape[0]} distance matrix needs {size:,} bytes, over the "
             f"limit of {limit:,}; raise max_bytes, or use pairs_within / near_duplicates"
         )
-    if size <= config["numpy_brute_pairs"]:
-        return _distances(_kernel_view(a), _kernel_view(b))
+    return distance_matrix(_kernel_view(a), _kernel_view(b),
+                           numpy=size <= config["numpy_brute_pairs"])
+
+
+_NUMPY_BLOCK = 1 << 20  # distances numpy computes at once (8 MB of XOR words)
+
+
+def distance_matrix(a: np.ndarray, b: np.ndarray, *, numpy: bool) -> np.ndarray:
+    """``uint8[n, m]`` distances of the checked kernel views ``a`` and ``b``: in numpy,
+    rows a block at a time (small inputs: no kernel to compile), or by the parallel
+    kernel. A caller that computes one large matrix in blocks decides once for all of
+    them (:func:`simhash_nb._core.evaluate.thresholds.threshold_table`)."""
     out = np.empty((a.shape[0], b.shape[0]), dtype=np.uint8)
-    with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
-        _hk.hamming_matrix(_kernel_view(a), _kernel_view(b), out)
+    if out.size == 0:
+        return out
+    if not numpy:
+        with deferred_interrupt():  # see deferred_interrupt: boxing the result must finish
+            _hk.hamming_matrix(a, b, out)
+        return out
+    step = max(1, _NUMPY_BLOCK // b.shape[0])
+    for s in range(0, a.shape[0], step):
+        x = a[s:s + step]
+        if a.ndim == 1:
+            out[s:s + step] = np.bitwise_count(x[:, None] ^ b[None, :])
+            continue
+        d = np.bitwise_count(x[:, None, 0] ^ b[None, :, 0])
+        for w in range(1, a.shape[1]):  # 128 bits: the second word's count added
+            d += np.bitwise_count(x[:, None, w] ^ b[None, :, w])
+        out[s:s + step] = d
     return out
-
-
-def _distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``uint8[n, m]`` distances of kernel views ``a`` and ``b`` in numpy: the small
-    inputs' path (``config["numpy_brute_pairs"]``), with no kernel to compile."""
-    if a.ndim == 1:
-        return np.bitwise_count(a[:, None] ^ b[None, :])
-    d = np.bitwise_count(a[:, None, 0] ^ b[None, :, 0])
-    for w in range(1, a.shape[1]):  # 128 bits: the second word's count added
-        d += np.bitwise_count(a[:, None, w] ^ b[None, :, w])
-    return d
 
 
 def pairs_within(a, k: int, b=None) -> Pairs:
@@ -234,7 +247,7 @@ def brute_pairs(a, b, k: int, self_join: bool, limit: int = 2**62):
 def _numpy_pairs(a, b, k: int, self_join: bool, limit: int):
     """:func:`brute_pairs` of small inputs in numpy (no kernel to compile): the pairs in
     row order."""
-    d = _distances(a, b)
+    d = distance_matrix(a, b, numpy=True)
     near = d <= k
     if self_join:
         near = np.triu(near, 1)

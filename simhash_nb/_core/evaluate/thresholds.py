@@ -10,7 +10,7 @@ import numpy as np
 
 from ...config import config
 from ..docstrings import shared_docs
-from ..hamming import hamming_matrix
+from ..hamming import distance_matrix
 from ..pairs import Pairs, pandas_module
 from ..parallel import threads
 from ..progress import progress_bar, show_progress
@@ -156,10 +156,11 @@ def _all_distances(fps, codes, all_hist, pos_hist, show: bool) -> None:
     cluster) to the histograms; ``show``: a bar over the fingerprints done."""
     n, top = fps.shape[0], all_hist.shape[0] - 1
     chunk = max(1, (1 << 24) // max(n, 1))
+    numpy = n * (n - 1) // 2 <= config["numpy_brute_pairs"]  # one choice for every block
     with progress_bar(show, n, desc="counting pairs", unit="fp", unit_scale=True) as advance:
         for s in range(0, n, chunk):
             e = min(n, s + chunk)
-            m = hamming_matrix(fps[s:e], fps[s:])
+            m = distance_matrix(fps[s:e], fps[s:], numpy=numpy)
             upper = np.arange(n - s)[None, :] > np.arange(e - s)[:, None]
             all_hist += np.bincount(m[upper], minlength=top + 1)
             if codes is not None:
