@@ -211,13 +211,13 @@ def long_jsonl_gz() -> bytes:
     return member * 8
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_signal_mid_run_leaves_no_part_file(tmp_path, sig, long_jsonl_gz):
+def _fingerprinting_mid_run(tmp_path, long_jsonl_gz, **popen) -> subprocess.Popen:
+    """``simhash-nb fingerprint`` of a long JSONL.gz, returned once its temporary output
+    is being written."""
     src = tmp_path / "in.jsonl.gz"
     src.write_bytes(long_jsonl_gz)
-    out = tmp_path / "out.parquet"
-    proc = subprocess.Popen([str(SCRIPT), "fingerprint", str(src), str(out), "--n-jobs", "1",
-                             "-q"], stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([str(SCRIPT), "fingerprint", str(src), str(tmp_path / "out.parquet"),
+                             "--n-jobs", "1", "-q"], stderr=subprocess.PIPE, text=True, **popen)
     deadline = time.monotonic() + 60  # a cold Numba cache compiles first
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.stderr.read()
@@ -225,33 +225,31 @@ def test_signal_mid_run_leaves_no_part_file(tmp_path, sig, long_jsonl_gz):
             break
         time.sleep(0.01)
     assert list(tmp_path.glob(".*.part")), "no temporary file seen"
-    proc.send_signal(sig)
+    return proc
+
+
+def _stopped_cleanly(proc: subprocess.Popen, tmp_path) -> None:
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     _no_files_but(tmp_path, "in.jsonl.gz")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_mid_run_leaves_no_part_file(tmp_path, sig, long_jsonl_gz):
+    proc = _fingerprinting_mid_run(tmp_path, long_jsonl_gz)
+    proc.send_signal(sig)
+    _stopped_cleanly(proc, tmp_path)
 
 
 def test_sigterm_stops_a_run_whose_sigint_is_ignored(tmp_path, long_jsonl_gz):
     """A background job of a script (or ``nohup``) starts with SIGINT ignored: a SIGINT
     stays ignored, but SIGTERM still stops the run and its cleanup runs."""
-    src = tmp_path / "in.jsonl.gz"
-    src.write_bytes(long_jsonl_gz)
-    proc = subprocess.Popen([str(SCRIPT), "fingerprint", str(src), str(tmp_path / "out.parquet"),
-                             "--n-jobs", "1", "-q"], stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-    deadline = time.monotonic() + 60  # a cold Numba cache compiles first
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read()
-        if any(_size(p) > 0 for p in tmp_path.glob(".*.part")):  # mid-run: written to
-            break
-        time.sleep(0.01)
-    assert list(tmp_path.glob(".*.part")), "no temporary file seen"
+    proc = _fingerprinting_mid_run(
+        tmp_path, long_jsonl_gz,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     proc.send_signal(signal.SIGINT)
     time.sleep(0.5)
     assert proc.poll() is None, "a SIGINT the process was told to ignore stopped it"
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
-    _no_files_but(tmp_path, "in.jsonl.gz")
+    _stopped_cleanly(proc, tmp_path)

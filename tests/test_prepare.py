@@ -16,7 +16,7 @@ from simhash_nb.cli.prepare import add_prepare_parser, cmd_prepare
 from tests.early import Early
 
 # run in a fresh process: count the Numba compiles of a first fingerprint and search
-_FIRST_CALLS = textwrap.dedent("""
+_COMPILES = textwrap.dedent("""
     import json
     from numba.core import event
     compiled = []
@@ -29,7 +29,10 @@ _FIRST_CALLS = textwrap.dedent("""
             pass
 
     event.register("numba:compile", Log())
+    import numpy as np
     import simhash_nb as sh
+""")  # the script's last line prints the Numba compiles of the lines after this
+_FIRST_CALLS = _COMPILES + textwrap.dedent("""
     texts = ["the cat sat on the mat", "the cat sat on a mat", "Crème brûlée, 中文!"]
     fps = sh.fingerprint(texts)
     sh.near_duplicates(fps, 3)
@@ -84,21 +87,7 @@ def test_cli_prepare_runs_the_named_paths(capsys):
     assert set(PATHS) >= {"fingerprint", "search", "verified", "index", "windows"}
 
 
-_SMALL_BRUTE = textwrap.dedent("""
-    import json
-    from numba.core import event
-    import numpy as np
-    compiled = []
-
-    class Log(event.Listener):
-        def on_start(self, ev):
-            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-
-        def on_end(self, ev):
-            pass
-
-    event.register("numba:compile", Log())
-    import simhash_nb as sh
+_SMALL_BRUTE = _COMPILES + textwrap.dedent("""
     fps = np.random.default_rng(0).integers(0, 2**64, (3000, 2), dtype=np.uint64)
     sh.hamming_matrix(fps)
     sh.pairs_within(fps, 30)
