@@ -101,9 +101,9 @@ _DEFAULTS: dict[str, Any] = {
     # Identical fingerprints among fewer rows than this are grouped with numpy's sort
     # (no kernel to compile on a first call); more rows take the parallel radix sort.
     "numpy_group_rows": 20_000,
-    # Brute-force joins and distance matrices of at most this many pairs run in numpy
-    # (no kernel to compile on a first call: a demo, a small tuning table); more run the
-    # parallel kernels.
+    # Brute-force joins and distance matrices that compute at most this many distances
+    # (n * m; a threshold table's upper triangle) run in numpy (no kernel to compile on a
+    # first call: a demo, a small tuning table); more run the parallel kernels.
     "numpy_brute_pairs": 1 << 24,
     # Batches of fewer text bytes than this find their non-ASCII pieces with numpy (no
     # kernel to compile on a first call), more with the parallel kernel.
