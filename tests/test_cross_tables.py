@@ -17,6 +17,7 @@ from simhash_nb._core.search.cross import cross_waves
 from simhash_nb._core.search.design import TableDesign
 from simhash_nb._core.search.families import pigeonhole, sampled
 from simhash_nb._core.search.options import SearchOptions
+from simhash_nb._kernels import cross_tables as _ck
 from simhash_nb.config import config
 
 from . import naive
@@ -145,3 +146,25 @@ def test_chunks_waves_and_overflowing_tasks(monkeypatch):
                                   memory_bytes=1))
     assert got == want and len(got) > 1000
     assert done == [1] * 9
+
+
+@pytest.mark.parametrize("steps", [1, 4])
+def test_more_near_blocks_than_the_scan_lists_at_once(steps):
+    """A crowd of 70 new copies of one row against 600 stored copies: every block of
+    every stored row's run holds lanes within ``k``, far more than the scan lists
+    before keeping their pairs (``HITS``), and the list fills in the middle of runs
+    (3 or 9 blocks a run): every pair still comes once, as the naive twin finds."""
+    rng = np.random.default_rng(11)
+    new = rng.integers(0, 2**64, (100, 2), dtype=np.uint64)
+    stored = rng.integers(0, 2**64, (900, 2), dtype=np.uint64)
+    new[:70] = new[0]
+    stored[:600] = new[0]
+    stored[:600, 1] ^= np.uint64(1)  # one bit away
+    family = sampled(128, 10, 3, 5)
+    with mock.patch.object(cross, "steps_for", lambda *_: steps):
+        got, _ = _collect(cross_waves(new, stored, family, 4))
+    blocks_a_run = -(-70 // (8 * steps))
+    assert 600 * blocks_a_run > _ck.HITS and _ck.HITS % blocks_a_run
+    brute = naive.cross_sampled_pairs(new, stored, family, 4)
+    assert got == {p: d for p, (d, _) in brute.items()}
+    assert len(got) == 70 * 600 and set(got.values()) == {1}

@@ -139,10 +139,10 @@ def candidate_design(n_rows: int, threshold: float, bits: int, recall: float, *,
     return best
 
 
-# A candidate of the cross scan costs about twice what the dense model says, against a
-# stored row scanned: measured at 1.8M stored and 200k new 128-bit rows, k = 36, median
-# of 2 on a quiet machine: 12 key bits / 132 tables 3.9 s, 11 / 96 4.5 s, 13 / 183 4.6 s.
-CROSS_CANDIDATE_WEIGHT = 2.0
+# A candidate of the cross scan costs what the dense model says, against a stored row
+# scanned: measured at 1.6M stored and 200k new 128-bit rows, k = 36 (2 threads, 2 runs):
+# 10 key bits / 70 tables 3.1-3.7 s, 11 / 96 2.9-3.1 s, 12 / 132 3.2-3.3 s, 13 / 183
+# 3.4-4.1 s, 14 / 254 4.8-5.5 s; at 20k new rows 8 / 38 0.9 s, 9 / 52 1.0 s, 10 / 70 1.0-1.1 s.
 
 
 def cross_design(n_stored: int, n_new: int, threshold: float, bits: int, recall: float, *,
@@ -163,7 +163,7 @@ def cross_design(n_stored: int, n_new: int, threshold: float, bits: int, recall:
     """
     pmf = distance_pmf(threshold, bits)
     pairs = float(n_stored) * float(n_new) + pair_count(n_new, None)
-    d = _design_at(n_stored + n_new, CROSS_CANDIDATE_WEIGHT * pairs, pmf, k, bits, recall)
+    d = _design_at(n_stored + n_new, pairs, pmf, k, bits, recall)
     if d is None:
         raise ValueError(f"no sampled design reaches recall {recall} at k={k}")
     return d

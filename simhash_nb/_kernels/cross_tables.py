@@ -114,6 +114,7 @@ def scan_stored(stored, tables, masks, mults, hash_bits, rows, v, starts, k, ste
         sj = np.empty(BATCH, dtype=np.int32)
         sw = np.empty((words, BATCH), dtype=np.uint64)
         hist = np.empty((1 << order_bits) + 1, dtype=np.int32)
+        hits = np.empty((HITS, 3), dtype=np.int64)
         got = 0
         j1 = (c + 1) * n // n_chunks
         for j0 in range(c * n // n_chunks, j1, BATCH):
@@ -122,12 +123,13 @@ def scan_stored(stored, tables, masks, mults, hash_bits, rows, v, starts, k, ste
                          sw, hist)
             got = _batch_pairs(j0, size, hs, sj, sw[0], sw[words - 1], starts[w], rows[w],
                                v[w, 0], v[w, words - 1], words, kk, steps, t, mw0, mw1,
-                               block_masks, sels, left, right, dist, base[q], room[q], got)
+                               block_masks, sels, left, right, dist, base[q], room[q], got, hits)
         counts[q] = got
 
 
 BATCH = 1 << 14  # stored rows ordered together (with their hashes: 384 KiB at 128 bits)
 ORDER_BITS = 12  # hash bits they are ordered on
+HITS = 256  # blocks with a lane within k listed before their pairs are kept
 
 
 @njit(cache=True, nogil=True)
@@ -185,26 +187,73 @@ def _lanes(v0, v1, y, f0, f1, kk, words, steps):
 
 @njit(cache=True, nogil=True)
 def _batch_pairs(j0, size, hs, sj, s0, s1, st, rw, v0, v1, words, kk, steps, t, mw0, mw1,
-                 block_masks, sels, left, right, dist, out, cap, got):
+                 block_masks, sels, left, right, dist, out, cap, got, hits):
     """Test the rows of a batch, as :func:`_batch_order` lists them (hash ``hs``, offset
     ``sj``, words ``s0``, ``s1``), against the new rows of their hash, ``8 * steps`` new
-    rows a block (``steps`` 1 or 4: four steps without a branch between them, for runs
-    of a few dozen rows, where a loop of single steps mispredicts its exit for nearly
-    every stored row); write the pairs table ``t`` owns from ``out + got`` while below
-    ``cap``. Returns the new ``got``. The rare blocks with a lane within ``k`` go to
-    :func:`_keep`."""
+    rows a block; write the pairs table ``t`` owns from ``out + got`` while below
+    ``cap``. Returns the new ``got``.
+
+    :func:`_scan_batch` lists the rare blocks with a lane within ``k`` in ``hits``
+    (``int64[HITS, 3]``), a few hundred at a time, and :func:`_keep_hits` writes their
+    pairs: kept apart, the block loop makes no call and stays in registers (as the
+    dense search's :func:`~simhash_nb._kernels.dense_tables.run_pairs`; measured
+    1.6x faster at 200k new rows than one loop doing both)."""
+    p = 0
+    y = np.int64(-1)
+    while p < size:
+        nh, p, y = _scan_batch(hs, s0, s1, st, v0, v1, words, kk, steps, p, y, size, hits)
+        if nh:
+            got = _keep_hits(nh, hits, j0, hs, sj, s0, s1, st, rw, v0, v1, words, t, mw0,
+                             mw1, block_masks, sels, left, right, dist, out, cap, got)
+    return got
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scan_batch(hs, s0, s1, st, v0, v1, words, kk, steps, p, y, size, hits):
+    """From batch position ``p`` (block ``y`` of its run; ``y < 0``: its first), test
+    each row against the new rows of its hash, ``8 * steps`` a block (``steps`` 1 or 4:
+    four steps without a branch between them, for runs of a few dozen rows, where a
+    loop of single steps mispredicts its exit for nearly every stored row); list each
+    block with a lane within ``kk`` as ``(p, y, lanes)`` in ``hits`` until it is full.
+    Returns ``(listed, p, y)``: where to go on (``p == size``: done)."""
     one = np.uint32(1)
-    block = 8 * steps
-    for p in range(size):
+    block = np.int64(8 * steps)
+    nh = 0
+    cap = hits.shape[0]
+    while p < size:
         h = hs[p]
         e = np.int64(st[h + one])
+        if y < 0:
+            y = np.int64(st[h])
         f0 = s0[p]
         f1 = s1[p]
-        for y in range(np.int64(st[h]), e, block):
+        while y < e:
             lanes = _lanes(v0, v1, y, f0, f1, kk, words, steps)
             if lanes:
-                got = _keep(lanes, y, e, j0 + np.int64(sj[p]), f0, f1, rw, v0, v1, words, t,
-                            mw0, mw1, block_masks, sels, left, right, dist, out, cap, got)
+                hits[nh, 0] = p
+                hits[nh, 1] = y
+                hits[nh, 2] = np.int64(lanes)
+                nh += 1
+                if nh == cap:
+                    return nh, p, y + block
+            y += block
+        p += 1
+        y = np.int64(-1)
+    return nh, p, y
+
+
+@njit(cache=True, nogil=True)
+def _keep_hits(nh, hits, j0, hs, sj, s0, s1, st, rw, v0, v1, words, t, mw0, mw1, block_masks,
+               sels, left, right, dist, out, cap, got):
+    """The pairs of the ``nh`` listed blocks (:func:`_scan_batch`) that table ``t`` owns,
+    written from ``out + got`` while below ``cap``; returns the new ``got``."""
+    one = np.uint32(1)
+    for x in range(nh):
+        p = hits[x, 0]
+        e = np.int64(st[hs[p] + one])
+        got = _keep(np.uint64(hits[x, 2]), hits[x, 1], e, j0 + np.int64(sj[p]), s0[p], s1[p],
+                    rw, v0, v1, words, t, mw0, mw1, block_masks, sels, left, right, dist,
+                    out, cap, got)
     return got
 
 
