@@ -317,6 +317,18 @@ def test_store_query_equals_the_full_run(corpus, tmp_path, spill):
         opened.query(paths[3:], 0.7, id_column="id")
 
 
+def test_store_names_the_first_new_row_whose_id_it_holds(corpus, tmp_path):
+    store = sh.CorpusStore.create(tmp_path / "s", **WORD3)
+    store.add(corpus.iloc[:50], id_column="id")
+    new = corpus.iloc[50:56].copy()
+    new["id"] = new["id"].to_numpy()  # a copy to edit
+    new.iloc[2, 0] = corpus["id"].iloc[40]
+    new.iloc[4, 0] = corpus["id"].iloc[7]
+    with pytest.raises(InputError, match=rf"row 2 has the id {corpus['id'].iloc[40]}, which"):
+        store.query(new, id_column="id")
+    assert store.n == 50
+
+
 def test_store_refuses_other_specs_and_damage(corpus, tmp_path):
     store = sh.CorpusStore.create(tmp_path / "s", **WORD3)
     store.add(corpus.iloc[:50], id_column="id")

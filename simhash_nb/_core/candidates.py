@@ -84,10 +84,12 @@ def background_pmf(fps: np.ndarray, sample: int = 3000, seed: int | None = 0) ->
     s = fps[np.sort(rows)]
     m = s.shape[0]
     hist = np.zeros(64 * words + 1, dtype=np.int64)
-    for a in range(0, m - 1, 256):
+    for a in range(0, m - 1, 256):  # rows a..b against the rows after a, word by word
         b = min(a + 256, m)
-        d = np.bitwise_count(s[a:b, None, :] ^ s[None, :, :]).sum(axis=2, dtype=np.int64)
-        upper = np.arange(m)[None, :] > np.arange(a, b)[:, None]
+        d = np.zeros((b - a, m - a - 1), dtype=np.uint8)
+        for w in range(words):
+            d += np.bitwise_count(s[a:b, w, None] ^ s[None, a + 1:, w])
+        upper = np.arange(a + 1, m)[None, :] > np.arange(a, b)[:, None]
         hist += np.bincount(d[upper], minlength=hist.shape[0])
     return hist / max(int(hist.sum()), 1)
 

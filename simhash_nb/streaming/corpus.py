@@ -404,9 +404,11 @@ random_state, max_pairs, n_jobs, progress
         if kept is not None and str(ids.type) != kept:
             raise InputError(f"id column {id_column!r} holds {ids.type}; {self.path} stores "
                              f"{kept} ids")
-        if self.n:
-            again = pc.is_in(ids, value_set=self.ids())
-            if pc.any(again).as_py():
+        if self.n:  # the new ids hashed (few), the stored ones looked up in them
+            stored = self.ids()
+            seen = pc.is_in(stored, value_set=ids)
+            if pc.any(seen).as_py():
+                again = pc.is_in(ids, value_set=stored.filter(seen))
                 row = int(pc.index(again, True).as_py())
                 raise InputError(f"id column {id_column!r}: row {row} has the id "
                                  f"{ids[row].as_py()!r}, which {self.path} stores already")
