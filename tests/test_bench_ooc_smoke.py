@@ -113,12 +113,14 @@ def test_incremental_share_and_agreement(corpus, tmp_path, monkeypatch):
     ooc_corpus.make_truth(corpus)
     truth = ooc_corpus.truth_pairs(corpus)
     calls = []
+    query_walls = iter([0.9, 0.5, 0.7])  # the three queries: median 0.7
 
     def fake(inputs, out, memory_limit, timeout, extra=()):
         calls.append((len(inputs), [str(x) for x in extra]))
         part = truth[: len(truth) // 2] if "--save" in extra else truth[len(truth) // 2:]
         pq.write_table(pa.table({"left": part[:, 0], "right": part[:, 1]}), out)
-        return {"status": "ok", "wall_s": 1.0 if "--save" in extra else 0.5}
+        return {"status": "ok", "wall_s": 1.0 if "--save" in extra else next(query_walls),
+                "peak_rss_mb": 100.0 + len(calls)}
 
     monkeypatch.setattr(bench, "run_streaming", fake)
     full_file = tmp_path / "full.parquet"
@@ -131,7 +133,9 @@ def test_incremental_share_and_agreement(corpus, tmp_path, monkeypatch):
     work.mkdir()
     r = bench._incremental(corpus, work, Args, {"status": "ok", "wall_s": 2.0,
                                                 "pairs_file": str(full_file)})
-    assert [c[0] for c in calls] == [9, 1] and calls[0][1][0] == "--save"
-    assert calls[1][1][0] == "--against" and r["shards"] == {"stored": 9, "new": 1}
-    assert r["share_of_full_run"] == 0.25 and r["agreement_with_full_run"] == 1.0
+    assert [c[0] for c in calls] == [9, 1, 1, 1] and calls[0][1][0] == "--save"
+    assert all(c[1][0] == "--against" for c in calls[1:])
+    assert r["shards"] == {"stored": 9, "new": 1} and r["runs_wall_s"] == [0.9, 0.5, 0.7]
+    assert r["wall_s"] == 0.7 and r["peak_rss_mb"] == 104.0  # the median; the largest
+    assert r["share_of_full_run"] == 0.35 and r["agreement_with_full_run"] == 1.0
     assert r["f1"] == 1.0
