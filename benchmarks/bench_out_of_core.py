@@ -488,10 +488,12 @@ def report(res: dict) -> str:
                          _fmt_p(r.get("precision")), _fmt_p(r.get("recall")), note])
     text = table(rows, ["documents", "tool", "seconds", "peak RSS (GB)", "F1", "precision",
                         "recall", "note"])
+    median = any("runs_wall_s" in sr["runs"].get("incremental", {})
+                 for sr in res["sizes"].values())
     head = ("Verified pairs at word-3-gram Jaccard >= "
             f"{res['threshold']} from parquet shards; streaming with `--memory-limit "
-            f"{res['memory_limit']}`. Seconds: wall time of the whole process (one run; the "
-            "incremental query: the median of three); "
+            f"{res['memory_limit']}`. Seconds: wall time of the whole process (one run"
+            f"{'; the incremental query: the median of three' if median else ''}); "
             "peak RSS: `/usr/bin/time -v`. F1 against the exact truth "
             "(`benchmarks/ooc_corpus.py`). Plot: "
             "[out_of_core.png](benchmarks/results/out_of_core.png).")

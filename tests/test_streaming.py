@@ -329,6 +329,29 @@ def test_store_names_the_first_new_row_whose_id_it_holds(corpus, tmp_path):
     assert store.n == 50
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="threads have their own nice on Linux")
+def test_store_check_runs_at_the_lowest_priority_beside_the_query(corpus, tmp_path,
+                                                                   monkeypatch):
+    import threading
+
+    from simhash_nb.streaming import corpus as corpus_store
+    store = sh.CorpusStore.create(tmp_path / "s", **WORD3)
+    store.add(corpus.iloc[:50], id_column="id")
+    seen = {}
+    check = corpus_store.CorpusStore.check_segment
+
+    def spying(self, *a, **kw):
+        seen["thread"] = threading.get_native_id()
+        seen["nice"] = os.getpriority(os.PRIO_PROCESS, seen["thread"])
+        return check(self, *a, **kw)
+
+    monkeypatch.setattr(corpus_store.CorpusStore, "check_segment", spying)
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    store.query(corpus.iloc[50:60], id_column="id")
+    assert seen["thread"] != threading.get_native_id() and seen["nice"] == 19
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before  # the query's own threads: as were
+
+
 def test_store_refuses_other_specs_and_damage(corpus, tmp_path):
     store = sh.CorpusStore.create(tmp_path / "s", **WORD3)
     store.add(corpus.iloc[:50], id_column="id")
@@ -669,3 +692,41 @@ def test_a_store_query_shows_the_search_against_stored_rows(corpus, tmp_path, ca
             if line.startswith("searching") and "100%" in line]
     assert len(bars) == 2  # the new rows' self-join, then the stored rows' scan
     assert all("table" in bar for bar in bars)
+
+
+def test_file_batches_are_read_ahead_in_another_thread_and_fail_in_order(tmp_path,
+                                                                           monkeypatch):
+    """Shards are read and decoded in a background thread, in order; a broken shard's
+    error comes after the batches of the shards before it, and frames given as an
+    iterable are read in the caller's thread (a user's generator stays where it is)."""
+    import threading
+
+    from simhash_nb.streaming import sources
+
+    for s in range(3):
+        pq.write_table(pa.table({"text": [f"doc {s} {r}" for r in range(5)]}),
+                       tmp_path / f"part-{s}.parquet")
+    (tmp_path / "part-3.parquet").write_bytes(b"not parquet at all")
+    readers = []
+    stamp = sources._Stamp.of.__func__
+
+    def spying(cls, path):
+        readers.append(threading.get_native_id())
+        return stamp(cls, path)
+
+    monkeypatch.setattr(sources._Stamp, "of", classmethod(spying))
+    src = sources.make_source(sorted(str(p) for p in tmp_path.glob("*.parquet")))
+    got = []
+    with pytest.raises(InputError, match="part-3.parquet"):
+        for texts, _ in src.batches():
+            got.extend(texts.to_pylist())
+    assert got == [f"doc {s} {r}" for s in range(3) for r in range(5)]
+    assert len(readers) == 4 and threading.get_native_id() not in readers
+
+    def frames():
+        readers.append(threading.get_native_id())
+        yield pd.DataFrame({"text": ["a b c"]})
+
+    readers.clear()
+    assert [t.to_pylist() for t, _ in sources.make_source(frames()).batches()] == [["a b c"]]
+    assert readers == [threading.get_native_id()]
