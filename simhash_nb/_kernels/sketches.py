@@ -58,10 +58,11 @@ def agreeing_bins(a, b):
     return BINS - np.int64(popcount64(differ))
 
 
-@njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def sketches_agree(sketch_a, sketch_b, least, out):
     """``out[p]``: whether sketches ``sketch_a[p]`` and ``sketch_b[p]`` agree in at least
-    ``least`` bins."""
-    for p in prange(sketch_a.shape[0]):
+    ``least`` bins. Serial: a few ns a pair (a wave of a few thousand candidates took
+    longer to hand to the threads, busy with the search, than to check)."""
+    for p in range(sketch_a.shape[0]):
         out[p] = agreeing_bins(sketch_a[p], sketch_b[p]) >= least
     return out
