@@ -196,8 +196,9 @@ def _batch_pairs(j0, size, hs, sj, s0, s1, st, rw, v0, v1, words, kk, steps, t, 
     :func:`_scan_batch` lists the rare blocks with a lane within ``k`` in ``hits``
     (``int64[HITS, 3]``), a few hundred at a time, and :func:`_keep_hits` writes their
     pairs: kept apart, the block loop makes no call and stays in registers (as the
-    dense search's :func:`~simhash_nb._kernels.dense_tables.run_pairs`; measured
-    1.6x faster at 200k new rows than one loop doing both)."""
+    dense search's :func:`~simhash_nb._kernels.dense_tables.run_pairs`). Against one
+    loop doing both, which called out for every row: 42 -> 25 ns a stored row and table
+    on one thread (200k new rows, 12-bit keys), 1.9x faster on two threads."""
     p = 0
     y = np.int64(-1)
     while p < size:
