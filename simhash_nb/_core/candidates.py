@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from ..config import config
+from .hamming import distance_matrix
 from .search.dense import sort_bits_for
 from .search.design import TableDesign, dense_candidate_cost, dense_rows_cost, pair_count
 from .search.families import collision_probability, sampled_recall
@@ -84,11 +85,9 @@ def background_pmf(fps: np.ndarray, sample: int = 3000, seed: int | None = 0) ->
     s = fps[np.sort(rows)]
     m = s.shape[0]
     hist = np.zeros(64 * words + 1, dtype=np.int64)
-    for a in range(0, m - 1, 256):  # rows a..b against the rows after a, word by word
+    for a in range(0, m - 1, 256):  # rows a..b against the rows after a
         b = min(a + 256, m)
-        d = np.zeros((b - a, m - a - 1), dtype=np.uint8)
-        for w in range(words):
-            d += np.bitwise_count(s[a:b, w, None] ^ s[None, a + 1:, w])
+        d = distance_matrix(s[a:b], s[a + 1:], numpy=True)
         upper = np.arange(a + 1, m)[None, :] > np.arange(a, b)[:, None]
         hist += np.bincount(d[upper], minlength=hist.shape[0])
     return hist / max(int(hist.sum()), 1)
