@@ -187,7 +187,8 @@ def _kernel_sizes() -> Iterator[None]:
         config.update(saved)
 
 
-def _path_names(paths) -> list[str]:
+def path_names(paths) -> list[str]:
+    """The names of ``paths`` (a name, "all" or a sequence of names), checked."""
     if isinstance(paths, str):
         paths = list(PATHS) if paths == "all" else [paths]
     names = list(paths)
@@ -235,7 +236,7 @@ def prepare(*, paths="all", progress: bool | None = None) -> PrepareReport:
     >>> list(report.paths)
     ['hamming']
     """
-    names = _path_names(paths)
+    names = path_names(paths)
     report = PrepareReport()
     log = _CompileLog()
     with event.install_listener("numba:compile", log), _kernel_sizes():

@@ -81,6 +81,7 @@ from .fingerprint import fingerprint
 from .input import threads_per_task
 from .search import near_duplicates
 from .verified import cluster_texts, dedupe_texts, near_duplicate_texts
+from .workers import prepare_workers
 
 
 class _QuietShuffles(_logging.Filter):
@@ -122,5 +123,6 @@ __all__ = [
     "fingerprint",
     "near_duplicate_texts",
     "near_duplicates",
+    "prepare_workers",
     "threads_per_task",
 ]
