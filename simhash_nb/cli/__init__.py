@@ -21,8 +21,9 @@ User mistakes (a missing column, an unreadable file, an unknown extension) end w
 one-line message and exit status 2.
 """
 
-from .main import main
+from .main import console_main, main
 from .parser import DEMO_NORMALIZE, build_parser
 from .usage import EXIT_USAGE, PROG, UsageError
 
-__all__ = ["DEMO_NORMALIZE", "EXIT_USAGE", "PROG", "UsageError", "build_parser", "main"]
+__all__ = ["DEMO_NORMALIZE", "EXIT_USAGE", "PROG", "UsageError", "build_parser", "console_main",
+           "main"]
