@@ -6,12 +6,11 @@ on a LocalCluster of 2 worker processes (1 thread each) against
 Both paths start from texts in memory (the Dask ones persisted on the workers first),
 and each is warmed by one untimed run first, so that only the work is timed; they run
 one after the other ``--repeats`` times (default 3) and the medians are compared (one
-run of each varied by 1.5x on the 2 noisy cores). The Dask path runs twice a round: on
-workers as Dask starts them, and on workers made ready by
-``sh.distributed.prepare_workers`` (glibc's ``mmap`` threshold at 32 MiB; Dask's
-``MALLOC_TRIM_THRESHOLD_`` turns its adaptive threshold off, so every array of 128 KiB
-or more is faulted in afresh); between the two the threshold is set back to 128 KiB,
-Dask's own. Agreement is
+run of each varied by 1.5x on the 2 noisy cores). The Dask path runs twice a round, on
+two clusters alive side by side (an idle one takes no CPU): workers as Dask starts them,
+and workers made ready by ``sh.distributed.prepare_workers`` (glibc's ``mmap``
+threshold at 32 MiB; Dask's ``MALLOC_TRIM_THRESHOLD_`` turns its adaptive threshold
+off, so every array of 128 KiB or more is faulted in afresh). Agreement is
 ``|intersection| / |union|`` of the two pair sets (the issue's target: >= 0.99, and a
 Dask time <= 3x one machine's at 200k texts). Peak RSS (``ru_maxrss``) of the process
 that holds the texts and runs the single-machine path, and of each worker.
@@ -19,7 +18,7 @@ that holds the texts and runs the single-machine path, and of each worker.
 Run: ``python -m benchmarks.bench_distributed_verified --n 200000`` (default 200,000;
 part of ``make bench``); prints ``{"n", "local_s", "dask_s", "ratio", "agreement", ...}``
 as JSON and writes ``benchmarks/results/distributed_verified.json`` (``--quick``: 20,000
-texts, one run of each).
+texts, one run of each, into ``distributed_verified-quick.json``: not figures to publish).
 """
 
 from __future__ import annotations
@@ -52,39 +51,49 @@ def _dask(data, threshold: float) -> tuple[float, set]:
 
 
 def _interleaved(texts: list[str], threshold: float, partitions: int, workers: int,
-                 repeats: int) -> tuple[list, list, set, set, object]:
-    """Both paths ``repeats`` times, one after the other, on one cluster (each warmed
-    by one untimed run first: a first run at this size compiled kernels that a small
-    slice does not use): the times of each and the pairs of the last runs."""
+                 repeats: int) -> tuple[list, list, list, set, set, object, dict]:
+    """Both paths ``repeats`` times, taking turns: one machine, Dask on workers as Dask
+    starts them, Dask on workers made ready by ``prepare_workers`` (two clusters side by
+    side: glibc keeps a heap grown under one setting, so one cluster cannot be set back;
+    each warmed by one untimed run first, as is the single machine: a first run at this
+    size compiled kernels that a small slice does not use). Returns the times of each,
+    the pairs of the last runs and the peaks."""
     import dask.dataframe as dd
     import pandas as pd
     from distributed import Client, LocalCluster, wait
 
     import simhash_nb as sh
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
-        data = dd.from_pandas(pd.Series(texts), npartitions=partitions).persist()
-        wait(data)
-        _local(texts, threshold)  # warm: every kernel either path uses at this size
-        _dask(data, threshold)
+    def cluster():
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                            dashboard_address=":0")
+
+    with cluster() as plain_cluster, cluster() as ready_cluster, \
+            Client(plain_cluster, set_as_default=False) as plain, \
+            Client(ready_cluster, set_as_default=False) as ready:
+        sh.distributed.prepare_workers(ready)
+        data = {}
+        for client in (plain, ready):
+            with client.as_current():
+                data[client] = dd.from_pandas(pd.Series(texts), npartitions=partitions).persist()
+                wait(data[client])
+                _dask(data[client], threshold)  # warm
+        _local(texts, threshold)  # warm: every kernel the path uses at this size
         local_s, dask_s, default_s = [], [], []
         for _ in range(repeats):
             s, local_pairs, got = _local(texts, threshold)
             local_s.append(s)
-            sh.distributed.prepare_workers(client, mmap_threshold=DASK_DEFAULT_MMAP)
-            s, default_pairs = _dask(data, threshold)
+            with plain.as_current():
+                s, default_pairs = _dask(data[plain], threshold)
             default_s.append(s)
-            sh.distributed.prepare_workers(client)
-            s, dask_pairs = _dask(data, threshold)
+            with ready.as_current():
+                s, dask_pairs = _dask(data[ready], threshold)
             dask_s.append(s)
         assert default_pairs == dask_pairs
         peaks = {"local_peak_rss_mb": _peak_mb(),
-                 "worker_peak_rss_mb": sorted(client.run(_peak_mb).values())}
+                 "worker_peak_rss_mb": sorted(ready.run(_peak_mb).values()),
+                 "default_worker_peak_rss_mb": sorted(plain.run(_peak_mb).values())}
         return local_s, dask_s, default_s, local_pairs, dask_pairs, got, peaks
-
-
-DASK_DEFAULT_MMAP = 128 * 1024  # glibc's threshold once MALLOC_TRIM_THRESHOLD_ is set
 
 
 def _peak_mb() -> float:
@@ -136,7 +145,7 @@ def main(argv=None) -> dict:
     print(json.dumps(res))
     from ._common import save
 
-    save("distributed_verified", res)
+    save("distributed_verified-quick" if args.quick else "distributed_verified", res)
     return res
 
 
@@ -168,9 +177,14 @@ def report(res: dict) -> str:
 def _peaks(res: dict) -> str:
     if "local_peak_rss_mb" not in res:  # results saved before peaks were measured
         return ""
-    workers = ", ".join(f"{x / 1024:.2f}" for x in res["worker_peak_rss_mb"])
+    def gb(key: str) -> str:
+        return ", ".join(f"{x / 1024:.2f}" for x in res[key])
+
+    plain = (f" ({gb('default_worker_peak_rss_mb')} GB as Dask starts them)"
+             if "default_worker_peak_rss_mb" in res else "")
     return (f" Peak RSS: the one-machine process {res['local_peak_rss_mb'] / 1024:.2f} GB "
-            f"(the texts, the client and its own runs); each worker {workers} GB.")
+            f"(the texts, the client and its own runs); each worker "
+            f"{gb('worker_peak_rss_mb')} GB{plain}.")
 
 
 if __name__ == "__main__":
