@@ -428,16 +428,3 @@ def oph_sketch(hashes) -> list[int]:
 def agreeing_bins(a: list[int], b: list[int]) -> int:
     """Bins equal in both, or empty (0) in either."""
     return sum(1 for x, y in zip(a, b) if x == y or x == 0 or y == 0)
-
-
-# --- runs ----------------------------------------------------------------------------
-
-
-def take_runs(runs: list[list[int]], rows: list[int]) -> tuple[list[int], list[int]]:
-    """The runs of ``rows`` (-1: an empty run) laid back to back, and where each
-    starts and ends: the twin of ``_core.pipeline.take_runs``."""
-    out, ends = [], [0]
-    for r in rows:
-        out += runs[r] if r >= 0 else []
-        ends.append(len(out))
-    return out, ends

@@ -28,7 +28,6 @@ from .features import features
 from .fingerprint import fingerprint, fingerprint_features
 from .hamming import hamming, hamming_matrix, pairs_within
 from .index import SimhashIndex
-from .pipeline import take_runs
 from .search import near_duplicates
 from .verified import cluster_texts, near_duplicate_texts
 from .windows import containment, window_fingerprints
@@ -102,8 +101,6 @@ def _index_path() -> None:
 def _verified_path() -> None:
     near_duplicate_texts(_TEXTS, 0.5)
     cluster_texts(_TEXTS, 0.5)
-    # the Dask verification's carried shingles (sh.distributed.prepare_workers)
-    take_runs(np.arange(4, dtype=np.uint64), np.array([0, 2, 4]), np.array([1, -1]))
 
 
 def _evaluate_path() -> None:

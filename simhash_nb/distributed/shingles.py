@@ -41,7 +41,7 @@ import pyarrow as pa
 
 from .._core.batch import FeatureBatch
 from .._core.parallel import threads
-from .._core.pipeline import Shingler, ShingleStore, take_runs
+from .._core.pipeline import Shingler, ShingleStore
 from .._core.pipeline.stages import worth_verifying
 from .input import row_base
 
@@ -106,28 +106,6 @@ def _runs(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return (offsets - start) // 8, hashes
 
 
-def _take(column: pd.Series, rows: np.ndarray) -> pd.arrays.ArrowExtensionArray:
-    """The byte runs of ``rows`` of a binary column (-1: null), as a ``large_binary``
-    column (one copy, by :func:`~simhash_nb._core.pipeline.take_runs`)."""
-    chunks = _chunks(column)
-    arr = (chunks[0] if len(chunks) == 1 else
-           pa.concat_arrays(chunks) if chunks else pa.array([], pa.large_binary()))
-    indptr, hashes = _runs(arr)  # the nulls among the prints' rows are empty runs
-    buffers = []
-
-    def arrow_memory(n: int) -> np.ndarray:  # Arrow's pool: no fresh pages to fault in
-        buffers.append(pa.allocate_buffer(8 * n))
-        return np.frombuffer(buffers[-1], np.uint64)
-
-    _, ends = take_runs(hashes, indptr, rows, alloc=arrow_memory)
-    taken = rows >= 0
-    validity = pa.py_buffer(np.packbits(taken, bitorder="little"))
-    taken_arr = pa.LargeBinaryArray.from_buffers(
-        pa.large_binary(), rows.shape[0], [validity, pa.py_buffer(ends * 8), buffers[0]],
-        null_count=int(rows.shape[0] - np.count_nonzero(taken)))
-    return pd.arrays.ArrowExtensionArray(taken_arr)
-
-
 def column_shingles(column: pd.Series) -> list[tuple[np.ndarray, np.ndarray]]:
     """The shingles of a :func:`shingle_column` (any binary column; a null: none), as
     ``(indptr, hashes)`` CSR parts, one per chunk, in row order (as
@@ -174,9 +152,10 @@ def attach_left(prints: pd.DataFrame, cands: pd.DataFrame, offsets: np.ndarray,
     first = np.ones(i.shape[0], dtype=bool)
     first[1:] = (part[1:] != part[:-1]) | (i[1:] != i[:-1])
     first &= (j < base) | (j >= base + len(prints))  # verified here: nothing to carry
-    rows = np.where(first, _local(i, base, len(prints)), -1)
+    rows = pa.array(_local(i, base, len(prints)), pa.int64(), mask=~first)
+    own = pa.chunked_array(_chunks(prints[SHINGLES]), pa.large_binary())
     out = pd.DataFrame({"left": i, "right": j, "distance": d,  # one copy: the take
-                        SHINGLES: _take(prints[SHINGLES], rows)})
+                        SHINGLES: pd.arrays.ArrowExtensionArray(own.take(rows))})
     if labels:
         out["left_label"] = prints.index.take(i - base)
     return out

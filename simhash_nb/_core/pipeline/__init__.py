@@ -12,10 +12,9 @@ a temporary file, and how many candidates are verified at once.
 """
 
 from .budget import MemoryBudget, MemoryLimitError, available_memory, format_size, parse_size
-from .runs import take_runs
 from .stages import Shingler, choose_k, fingerprint_batches, k_for, sampled_rows, verify_wave
 from .store import ShingleStore
 
 __all__ = ["MemoryBudget", "MemoryLimitError", "ShingleStore", "Shingler",
            "available_memory", "choose_k", "fingerprint_batches", "format_size", "k_for",
-           "parse_size", "sampled_rows", "take_runs", "verify_wave"]
+           "parse_size", "sampled_rows", "verify_wave"]
