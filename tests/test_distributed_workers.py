@@ -49,7 +49,6 @@ def test_prepare_workers_lets_a_worker_reuse_freed_arrays():
         [report] = done.values()
         if not report["mmap_threshold"]:
             pytest.skip("not glibc: mallopt refused")
-        assert report["prepare_s"] >= 0
         [after] = client.run(_faults_of_fresh_arrays).values()
     assert before >= 40 * 400  # each array mapped afresh: 512 pages a time
     assert after < 0.75 * before, (before, after)  # measured: 20.5k against 10.6k
