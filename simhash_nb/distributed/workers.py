@@ -52,10 +52,10 @@ def prepare_workers(client=None, *, paths=("verified",),
     texts on 2 workers that was 1.6-1.7 million page faults a worker over two runs, and
     over 40% of its CPU time in the kernel (about 100,000 faults after this call).
     Setting ``M_MMAP_THRESHOLD`` (``mallopt``, what ``MALLOC_MMAP_THRESHOLD_`` does at
-    start-up) serves arrays below it from the heap, whose freed memory is reused. The
-    setting lasts for the worker process: a restarted worker needs it again (or the
-    environment variable; see the user guide's "Verified near-duplicates on a Dask
-    cluster").
+    start-up) serves arrays below it from the heap, whose freed memory is reused (only
+    what is freed at the top of the heap still goes back to the system). The setting
+    lasts for the worker process: a restarted worker needs it again (or the environment
+    variable; see the user guide's "Verified near-duplicates on a Dask cluster").
 
     Parameters
     ----------
