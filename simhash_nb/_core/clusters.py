@@ -10,7 +10,7 @@ import numpy as np
 from .._kernels import unionfind as _uf
 from .docstrings import shared_docs
 from .pairs import Pairs
-from .parallel import threads
+from .parallel import deferred_interrupt, threads
 from .search.engine import TooManyPairsError, search_distinct
 from .search.groups import Groups, group_identical, threads_for
 from .search.layout import Work
@@ -164,7 +164,7 @@ def _cluster_labels(fps, k, similarity, recall, pairs, method, blocks, max_pairs
     n = a.shape[0]
     if pairs is not None:
         i, j = _edges(pairs, n)
-        return _uf.components(n, i, j)
+        return components(n, i, j)
     bits = 64 if a.ndim == 1 else 128
     opts = SearchOptions.make(bits, k, similarity, recall, method, blocks, random_state,
                               max_pairs, progress)
@@ -174,10 +174,24 @@ def _cluster_labels(fps, k, similarity, recall, pairs, method, blocks, max_pairs
         groups = group_identical(a2, work)
         distinct = groups.distinct(a2)
         u, v = _distinct_edges(distinct, opts, work)
-        roots = _uf.components(groups.n_distinct, u, v)
+        roots = components(groups.n_distinct, u, v)
     labels = _row_labels(groups, roots)
     _warn_if_chained(labels, groups, roots, distinct, opts.k, caller)
     return labels
+
+
+def components(n: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Connected components of the edges ``(i, j)`` over ``n`` rows: each row's label
+    is the smallest row of its component.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> components(4, np.array([1, 3]), np.array([2, 1])).tolist()
+    [0, 1, 1, 1]
+    """
+    with deferred_interrupt():  # boxing the result must finish (see deferred_interrupt)
+        return _uf.components(n, i, j)
 
 
 def _distinct_edges(distinct: np.ndarray, opts: SearchOptions,
@@ -331,7 +345,8 @@ def keep_from_labels(labels: np.ndarray, keep) -> np.ndarray:
     if keep == "first":
         return labels == np.arange(n)
     if keep == "last":
-        return _uf.last_of_component(labels)
+        with deferred_interrupt():  # boxing the result must finish (see deferred_interrupt)
+            return _uf.last_of_component(labels)
     sizes = np.bincount(labels, minlength=n)
     return sizes[labels] == 1
 

@@ -54,6 +54,30 @@ def balanced_chunks(offsets: np.ndarray, n_threads: int | None = None) -> np.nda
     return np.unique(bounds).astype(np.int64)
 
 
+class _HeldInterrupt:
+    """The SIGINT handler inside :func:`deferred_interrupt`: it records the signal."""
+
+    def __init__(self) -> None:
+        self.frames: list = []
+
+    def __call__(self, signum, frame) -> None:
+        self.frames.append(frame)
+
+
+def interrupt_deferred() -> bool:
+    """Whether this thread runs inside :func:`deferred_interrupt` (Ctrl-C held): every
+    kernel that returns an array must be called so from the main thread.
+
+    Examples
+    --------
+    >>> with deferred_interrupt():
+    ...     inside = interrupt_deferred()
+    >>> inside, interrupt_deferred()
+    (True, False)
+    """
+    return isinstance(signal.getsignal(signal.SIGINT), _HeldInterrupt)
+
+
 @contextlib.contextmanager
 def deferred_interrupt() -> Iterator[None]:
     """Hold Ctrl-C (SIGINT) until the block ends, then act on it as usual.
@@ -74,15 +98,15 @@ def deferred_interrupt() -> Iterator[None]:
     if previous is None:  # a handler not installed from Python: leave it alone
         yield
         return
-    caught = []
-    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
+    held = _HeldInterrupt()
+    signal.signal(signal.SIGINT, held)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-        if caught:
+        if held.frames:
             if callable(previous):
-                previous(signal.SIGINT, caught[0])
+                previous(signal.SIGINT, held.frames[0])
             elif previous == signal.SIG_DFL:
                 os.kill(os.getpid(), signal.SIGINT)
 

@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from .._kernels.xxh64 import xxh64_many
 from .batch import FeatureBatch
+from .parallel import deferred_interrupt
 from .text import string_buffers
 
 
@@ -57,7 +58,9 @@ def hash_strings(strings, seed: int = 0) -> np.ndarray:
     if len(arr) == 0:
         return np.empty(0, np.uint64)
     data, offsets = string_buffers(arr)
-    return xxh64_many(data, np.ascontiguousarray(offsets, dtype=np.int64), np.uint64(seed))
+    with deferred_interrupt():  # boxing the result must finish (see deferred_interrupt)
+        return xxh64_many(data, np.ascontiguousarray(offsets, dtype=np.int64),
+                          np.uint64(seed))
 
 
 def ngram_strings(tokens: pa.Array, lengths: np.ndarray, n: int) -> tuple[pa.Array, np.ndarray]:

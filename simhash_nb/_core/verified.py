@@ -19,8 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from .._kernels import unionfind as _uf
-from .clusters import KEEP_DOCS, check_keep, dedupe, keep_from_labels
+from .clusters import KEEP_DOCS, check_keep, components, dedupe, keep_from_labels
 from .docstrings import shared_docs
 from .pipeline import MemoryBudget, Shingler
 from .pipeline.run import verified_labels, verified_pairs
@@ -83,7 +82,7 @@ class SimilarPairs:
 
     def clusters(self) -> np.ndarray:
         """Connected components of the pairs: the smallest row of each row's cluster."""
-        return _uf.components(self.n, self.i, self.j)
+        return components(self.n, self.i, self.j)
 
     @shared_docs(**KEEP_DOCS)
     def dedupe(self, keep="first") -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 from ..._kernels import unionfind as _uf
 from ...config import config
 from ..candidates import candidate_design
-from ..parallel import run_ahead, threads
+from ..parallel import deferred_interrupt, run_ahead, threads
 from ..search.api import candidate_waves
 from ..search.engine import TooManyPairsError, check_max_pairs, pair_order
 from ..search.options import SearchOptions
@@ -154,7 +154,8 @@ def verified_labels(batches: Iterable, shingler: Shingler, threshold: float, rec
         for i, j, d in c.waves():
             join_wave(parent, c.store, i, j, d, threshold, todo)
         k = c.k
-    return _uf.resolve(parent), k
+    with deferred_interrupt():  # boxing the result must finish (see deferred_interrupt)
+        return _uf.resolve(parent), k
 
 
 def join_wave(parent: np.ndarray, store: ShingleStore, i, j, d, threshold: float,

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..._kernels import sketches as _sk
 from ...config import config
+from ..parallel import deferred_interrupt
 
 __all__ = ["least_agreeing", "sketch", "sketches_agree"]
 
@@ -54,7 +55,8 @@ def sketch(indptr: np.ndarray, hashes: np.ndarray) -> np.ndarray:
     ['0x900000002', '0x900000002', '0x0']
     """
     out = np.empty(indptr.shape[0] - 1, dtype=np.uint64)
-    return _sk.oph_sketches(np.asarray(indptr, np.int64), hashes, out)
+    with deferred_interrupt():  # boxing the result must finish (see deferred_interrupt)
+        return _sk.oph_sketches(np.asarray(indptr, np.int64), hashes, out)
 
 
 def sketches_agree(sketch_a: np.ndarray, sketch_b: np.ndarray, threshold: float) -> np.ndarray:
@@ -73,4 +75,5 @@ def sketches_agree(sketch_a: np.ndarray, sketch_b: np.ndarray, threshold: float)
     least = least_agreeing(threshold)
     if least == 0 or out.shape[0] == 0:
         return out
-    return _sk.sketches_agree(sketch_a, sketch_b, least, out)
+    with deferred_interrupt():  # boxing the result must finish (see deferred_interrupt)
+        return _sk.sketches_agree(sketch_a, sketch_b, least, out)

@@ -22,6 +22,7 @@ from ..._kernels import jaccard as _jk
 from ..._kernels.jaccard_parts import parts_similarities_above, typed_parts
 from ..._kernels.prange import PRANGE_ONLY
 from ..._kernels.verify_blocks import block_ends
+from ..parallel import deferred_interrupt
 from .sketches import sketch
 
 __all__ = ["SHINGLES", "ShingleStore"]
@@ -214,8 +215,9 @@ class ShingleStore:
             return
         ca, cb = (self.n_features[i], other.n_features[j]) if counts is None else counts
         block = max(self._next_block, other._next_block)
-        ends, after = block_ends(i, j, (ca + 1) * _ITEM, (cb + 1) * _ITEM, self._marks(),
-                                 other._marks(), block, self.verify_bytes)
+        with deferred_interrupt():  # boxing the result must finish (see deferred_interrupt)
+            ends, after = block_ends(i, j, (ca + 1) * _ITEM, (cb + 1) * _ITEM, self._marks(),
+                                     other._marks(), block, self.verify_bytes)
         self._next_block = other._next_block = after
         lo = 0
         for hi in ends.tolist():
@@ -246,7 +248,8 @@ class ShingleStore:
         keep = counts > 0
         if out.shape[0]:
             starts, lengths = self.offsets[docs][keep], counts[keep]
-            bad = _read_runs(_pread, self._fd, out.ctypes.data, starts, lengths)
+            with deferred_interrupt():  # see deferred_interrupt
+                bad = _read_runs(_pread, self._fd, out.ctypes.data, starts, lengths)
             if bad >= 0:
                 raise OSError(f"cannot read the shingles of {self.folder} (run {bad}: "
                               f"{self._read_error(starts[bad], lengths[bad])})")
@@ -297,8 +300,8 @@ class ShingleStore:
         for s in self._blocks(i, j, other, most):
             indptr, hashes, li, lj = self._local(i[s], j[s], None if other is self else other,
                                                  (la[s], lb[s]))
-            # J of the prefixes > 0 exactly when they share a hash
-            _jk.pair_similarities_above(indptr, hashes, li, lj, _ANY_SHARED, sims[s])
+            with deferred_interrupt():  # J of the prefixes > 0 exactly when they share a hash
+                _jk.pair_similarities_above(indptr, hashes, li, lj, _ANY_SHARED, sims[s])
         return sims > 0.0
 
     def similarities(self, i: np.ndarray, j: np.ndarray, threshold: float) -> np.ndarray:
@@ -307,8 +310,9 @@ class ShingleStore:
         out = np.empty(i.shape[0], dtype=np.float64)
         if not self.spilled:
             if self.hashes is not None:
-                return _jk.pair_similarities_above(self.offsets, self.hashes, i, j,
-                                                   threshold, out)
+                with deferred_interrupt():  # boxing the result must finish
+                    return _jk.pair_similarities_above(self.offsets, self.hashes, i, j,
+                                                       threshold, out)
             return self._across_parts(i, j, threshold, out)
         order = np.argsort(i, kind="stable")  # a block's pairs share documents
         i, j = i[order], j[order]
@@ -326,7 +330,8 @@ class ShingleStore:
         sims = np.empty(i.shape[0], dtype=np.float64)
         for s in self._blocks(i, j):
             indptr, hashes, li, lj = self._local(i[s], j[s])
-            _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, sims[s])
+            with deferred_interrupt():  # see deferred_interrupt
+                _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, sims[s])
         return sims
 
     def _across_parts(self, i, j, threshold: float, out: np.ndarray) -> np.ndarray:
@@ -334,8 +339,9 @@ class ShingleStore:
         document named by its batch and its row there."""
         offsets, hashes, pi, ri = self._as_parts(i)
         _, _, pj, rj = self._as_parts(j)
-        return parts_similarities_above(typed_parts(offsets), typed_parts(hashes), pi, ri,
-                                        pj, rj, threshold, out)
+        with deferred_interrupt():  # boxing the typed lists and the result must finish
+            return parts_similarities_above(typed_parts(offsets), typed_parts(hashes), pi,
+                                            ri, pj, rj, threshold, out)
 
     def similarities_with(self, other: ShingleStore, i: np.ndarray, j: np.ndarray,
                           threshold: float) -> np.ndarray:
@@ -360,8 +366,10 @@ class ShingleStore:
         for s in self._blocks(i, j, other):
             offs_a, hash_a, pi, ri = self._as_parts(i[s])
             offs_b, hash_b, pj, rj = other._as_parts(j[s])
-            parts_similarities_above(typed_parts(offs_a + offs_b), typed_parts(hash_a + hash_b),
-                                     pi, ri, pj + len(offs_a), rj, threshold, out[s])
+            with deferred_interrupt():  # boxing the typed lists must finish
+                parts_similarities_above(typed_parts(offs_a + offs_b),
+                                         typed_parts(hash_a + hash_b), pi, ri,
+                                         pj + len(offs_a), rj, threshold, out[s])
         return out
 
     def _as_parts(self, docs: np.ndarray):
@@ -386,7 +394,9 @@ class ShingleStore:
             if self.hashes is None:  # batches held apart
                 return self.similarities(i[todo], j[todo], threshold) >= threshold
             ok = np.empty(todo.shape[0], dtype=np.bool_)
-            return _jk.listed_at_least(self.offsets, self.hashes, i, j, todo, threshold, ok)
+            with deferred_interrupt():  # boxing the result must finish
+                return _jk.listed_at_least(self.offsets, self.hashes, i, j, todo, threshold,
+                                           ok)
         return self.similarities(i[todo], j[todo], threshold) >= threshold
 
     # --- closing -------------------------------------------------------------------
