@@ -6,8 +6,9 @@ Numba boxes a returned array by calling into Python (``_numba_unpickle``); a
 interpreter. :func:`simhash_nb._core.parallel.deferred_interrupt` holds the signal
 around such calls. A child process watches ``_numba_unpickle`` from before the first
 kernel runs, goes down every road of the library that reaches a kernel (in memory,
-spilled to disk, a corpus store, the CLI), and lists each call made in the main thread
-outside ``deferred_interrupt``, with the library's frames that made it.
+spilled to disk, a corpus store, the CLI, jieba, a tokenizer callable, tuning), and lists
+each call made in the main thread outside ``deferred_interrupt``, with the library's
+frames that made it.
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ def every_road():
     fps = sh.fingerprint(texts)
     sh.fingerprint(texts, bits=128, tokenizer="char", ngram=3)
     sh.fingerprint_features(sh.features(texts))
+    sh.fingerprint(["今天天气很好我们去公园散步吧", "今天天气很好"] * 20, tokenizer="jieba")
+    sh.fingerprint(texts, tokenizer=str.split)
+    sh.threshold_table(fps, sh.jaccard_pairs(texts, 0.5))
     for keep in ("first", "last"):
         sh.near_duplicate_texts(texts, 0.7)
         sh.cluster_texts(texts, 0.7)

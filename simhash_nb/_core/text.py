@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from .._kernels.normalize import PUNCT, SPACE, ascii_lower, nonascii_segments, squeeze_chunks
 from ..config import config
-from .parallel import balanced_chunks
+from .parallel import balanced_chunks, deferred_interrupt
 from .unicode import word_classes
 
 _HTML_TAG = r"<[^>]*>"
@@ -269,7 +269,8 @@ def _ascii_lower(arr: pa.Array) -> pa.Array:
     if data is None or data.size == 0:
         return arr
 
-    lowered = ascii_lower(np.frombuffer(data, dtype=np.uint8), 16)
+    with deferred_interrupt():  # boxing the result must finish (see deferred_interrupt)
+        lowered = ascii_lower(np.frombuffer(data, dtype=np.uint8), 16)
     return pa.LargeStringArray.from_buffers(
         len(arr), offsets, pa.py_buffer(lowered), validity, arr.null_count, arr.offset
     )
