@@ -140,12 +140,15 @@ def test_distinct_keeps_each_value_once(values):
     assert _distinct(values, 11) == sorted(set(values))
 
 
-def test_distinct_gives_a_document_too_long_for_the_table_a_table_of_its_own():
-    rng = np.random.default_rng(2)
-    big = rng.integers(0, 2**64, 3000, dtype=np.uint64, endpoint=False).tolist()
-    stamps = np.full(16, 5, np.int64)  # the shared table's slots all used by document 5
-    assert _distinct(big + big[::3], 4, stamps, 5) == sorted(set(big))
-    assert (stamps == 5).all()  # the shared table is not touched
+def test_chunk_scratch_holds_the_longest_document_of_its_chunks():
+    # distinct allocates nothing: the table must hold 2m slots for the longest document
+    offsets = np.array([0, 10, 300_000, 300_010, 300_020])
+    chunks = np.array([0, 2, 4])
+    for c0, c1, longest in ((0, 1, 299_990), (1, 2, 10), (0, 2, 299_990)):
+        _, _, _, gram, table, stamps = bitsums.chunk_scratch(offsets, chunks, c0, c1, 5, True)
+        assert table.shape[0] >= 2 * (longest + 1) and stamps.shape == table.shape
+        assert not stamps.any() and gram.shape[0] == longest + 1 + 5
+    assert bitsums.chunk_scratch(offsets, chunks, 0, 1, 5, False)[4].shape == (1,)
 
 
 def test_fingerprint_of_a_document_longer_than_the_shared_table():
@@ -186,7 +189,8 @@ def _old_binary_features_fingerprints(data, offsets, chunks, n, seed, classes, w
     for c in prange(nchunks):
         lo = chunks[c]
         hi = chunks[c + 1]
-        hashes, wstart, wend, gram, table, stamps = bitsums._scratch(offsets, lo, hi, n, True)
+        hashes, wstart, wend, gram, table, stamps = bitsums._scratch(offsets, lo, hi, n, True,
+                                                                     bitsums._SET_MAX)
         pos = region[c]
         for i in range(lo, hi):
             m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,

@@ -73,11 +73,12 @@ def _fused_fingerprints(texts, start: int, spec: FingerprintSpec, n_threads: int
     chunks = balanced_chunks(buf.offsets)
     out = np.zeros((len(buf), spec.words), dtype=np.uint64)
     nfeat = np.zeros(len(buf), dtype=np.int64)
-    args = (spec.ngram, np.uint64(spec.seed), kernel_classes(spec), spec.weights == "binary",
-            out, nfeat)
+    binary = spec.weights == "binary"
+    args = (spec.ngram, np.uint64(spec.seed), kernel_classes(spec), binary, out, nfeat)
 
     def run(c0: int, c1: int) -> None:
-        _bk.fingerprint_chunks(buf.data, buf.offsets, chunks, c0, c1, *args)
+        scratch = _bk.chunk_scratch(buf.offsets, chunks, c0, c1, spec.ngram, binary)
+        _bk.fingerprint_chunks(buf.data, buf.offsets, chunks, c0, c1, *args, scratch)
 
     over_chunks(run, chunks.shape[0] - 1, n_threads, chunk_steps(chunks, advance))
     if not buf.valid.all():

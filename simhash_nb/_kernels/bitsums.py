@@ -55,14 +55,20 @@ def weighted_fingerprint(hashes, weights, lo, hi, words, out_row):
 
 
 _SET_MAX = 1 << 17  # largest shared hash-set table per chunk (see distinct, sorted_distinct)
+_NO_MAX = 1 << 62  # a table that holds any document (see fingerprint_chunks)
 
 
-@njit(inline="always", cache=True)
-def _set_size(max_features):
+def set_size(max_features, most):
+    """Slots of the shared hash-set table for documents of up to ``max_features``
+    features: a power of two >= twice that (>= 16), at most ``most``. Plain Python,
+    compiled below for the kernels."""
     size = 16
-    while size < 2 * max_features and size < _SET_MAX:
+    while size < 2 * max_features and size < most:
         size *= 2
     return size
+
+
+_set_size = njit(inline="always", cache=True)(set_size)
 
 
 @njit(inline="always", cache=True, nogil=True)
@@ -78,16 +84,13 @@ def _doc_set_bits(m):
 def distinct(hashes, m, table, stamps, stamp):
     """Move the distinct values of ``hashes[:m]`` to the front; returns their count.
 
-    Open addressing in the first ``2**b >= 2m`` slots of ``table`` (small documents stay
-    in cache); ``stamps[s] == stamp`` marks slot ``s`` as used by this document, so the
-    table is never cleared. A document too long for ``table`` gets a table of its own
-    (not a sort: the first fingerprint then compiles no sort kernel).
+    Open addressing in the first ``2**b >= 2m`` slots (``b >= 4``) of ``table``, which
+    must hold them (:func:`chunk_scratch` sizes it for the longest document); small
+    documents stay in cache. ``stamps[s] == stamp`` marks slot ``s`` as used by this
+    document, so the table is never cleared. Nothing is allocated (not a sort either):
+    the first fingerprint compiles no allocation and no sort kernel.
     """
     size = 1 << _doc_set_bits(m)
-    if size > table.shape[0]:
-        table = np.empty(size, dtype=np.uint64)
-        stamps = np.zeros(size, dtype=np.int64)
-        stamp = 1
     mask = np.uint64(size - 1)
     k = 0
     for t in range(m):
@@ -156,37 +159,49 @@ def max_doc_len(offsets, lo, hi):
 
 
 @njit(inline="always", cache=True, nogil=True)
-def _scratch(offsets, lo, hi, n, with_set):
+def _scratch(offsets, lo, hi, n, with_set, most):
     """Per-chunk buffers for documents ``lo..hi-1``: hashes, word bounds, n-gram bytes and
-    (``with_set``) the hash-set table of :func:`distinct`."""
+    (``with_set``) the hash-set table of :func:`distinct`, of at most ``most`` slots."""
     size = max_doc_len(offsets, lo, hi) + 1
-    set_size = _set_size(size) * 3 // 2 if with_set else 1  # slack for sorted_distinct
+    set_size = _set_size(size, most) * 3 // 2 if with_set else 1  # slack: sorted_distinct
     return (np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.int64),
             np.empty(size, dtype=np.int64), np.empty(size + n, dtype=np.uint8),
             np.empty(set_size, dtype=np.uint64), np.zeros(set_size, dtype=np.int64))
 
 
+def chunk_scratch(offsets, chunks, c0, c1, n, with_set):
+    """The buffers of :func:`fingerprint_chunks` over chunks ``c0..c1-1`` (those of
+    :func:`_scratch`), allocated by numpy: a first call compiles no allocation (Numba's
+    array constructors took 0.45 s of a cold first fingerprint's 5 s)."""
+    lo, hi = chunks[c0], chunks[c1]
+    size = int(np.diff(offsets[lo : hi + 1]).max(initial=0)) + 1
+    slots = set_size(size, _NO_MAX) * 3 // 2 if with_set else 1  # holds every document
+    return (np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.int64),
+            np.empty(size, dtype=np.int64), np.empty(size + n, dtype=np.uint8),
+            np.empty(slots, dtype=np.uint64), np.zeros(slots, dtype=np.int64))
+
+
 @njit(cache=True, nogil=True)
-def fingerprint_chunks(data, offsets, chunks, c0, c1, n, seed, classes, binary, out, nfeat):
+def fingerprint_chunks(data, offsets, chunks, c0, c1, n, seed, classes, binary, out, nfeat,
+                       scratch):
     """Fused tokenise + hash + bit sums over the documents of chunks ``c0..c1-1``.
 
-    Writes their rows of ``out`` (uint64[ndocs, words]) and ``nfeat`` (int64[ndocs]).
+    Writes their rows of ``out`` (uint64[ndocs, words]) and ``nfeat`` (int64[ndocs]);
+    ``scratch``: buffers for the longest of those documents, whose hash-set table holds
+    any of them (:func:`chunk_scratch`).
     Serial: callers run disjoint chunk ranges on threads (it releases the GIL), so a
     first call compiles no parallel kernel.
     """
     seed = np.uint64(seed)
     words = out.shape[1]
-    for c in range(c0, c1):
-        lo = chunks[c]
-        hi = chunks[c + 1]
-        hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, binary)
-        for i in range(lo, hi):
-            m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,
-                           wstart, wend, gram, hashes)
-            if binary:
-                m = distinct(hashes, m, table, stamps, i + 1)
-            nfeat[i] = m
-            unit_fingerprint(hashes, 0, m, words, out[i])
+    hashes, wstart, wend, gram, table, stamps = scratch
+    for i in range(chunks[c0], chunks[c1]):
+        m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,
+                       wstart, wend, gram, hashes)
+        if binary:
+            m = distinct(hashes, m, table, stamps, i + 1)
+        nfeat[i] = m
+        unit_fingerprint(hashes, 0, m, words, out[i])
 
 
 @njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
@@ -200,7 +215,8 @@ def fingerprint_texts(data, offsets, chunks, n, seed, classes, binary, words):
     nfeat = np.zeros(ndocs, dtype=np.int64)
     for c in prange(chunks.shape[0] - 1):
         fingerprint_chunks(data, offsets, chunks, c, c + 1, n, seed, classes, binary, out,
-                           nfeat)
+                           nfeat, _scratch(offsets, chunks[c], chunks[c + 1], n, binary,
+                                           _NO_MAX))
     return out, nfeat
 
 
@@ -254,7 +270,7 @@ def features_texts(data, offsets, chunks, n, seed, classes, indptr):
     for c in prange(chunks.shape[0] - 1):
         lo = chunks[c]
         hi = chunks[c + 1]
-        hashes, wstart, wend, gram, _, _ = _scratch(offsets, lo, hi, n, False)
+        hashes, wstart, wend, gram, _, _ = _scratch(offsets, lo, hi, n, False, _SET_MAX)
         tmp = np.empty_like(hashes)
         for i in range(lo, hi):
             m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,
@@ -333,7 +349,8 @@ def binary_features_fingerprints(data, offsets, chunks, c0, c1, n, seed, classes
     for c in range(c0, c1):
         lo = chunks[c]
         hi = chunks[c + 1]
-        hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, True)
+        hashes, wstart, wend, gram, table, stamps = _scratch(offsets, lo, hi, n, True,
+                                                             _SET_MAX)
         pos = region[c]
         for i in range(lo, hi):
             m = doc_hashes(data, offsets[i], offsets[i + 1], n, seed, classes,

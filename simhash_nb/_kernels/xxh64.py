@@ -38,7 +38,8 @@ def _read32(buf, p):
 
 @njit(cache=True)
 def _read64(buf, p):
-    return _read32(buf, p) | (_read32(buf, np.uint64(p) + np.uint64(4)) << np.uint64(32))
+    q = np.uint64(p)  # _read32 is compiled for one index type: uint64
+    return _read32(buf, q) | (_read32(buf, q + np.uint64(4)) << np.uint64(32))
 
 
 @njit(cache=True)
@@ -99,7 +100,7 @@ def xxh64(buf, start, end, seed):
         h = _rotl(h, np.uint64(27)) * _P1 + _P4
         p += 8
     if p + 4 <= end:
-        h = h ^ (_read32(buf, p) * _P1)
+        h = h ^ (_read32(buf, np.uint64(p)) * _P1)
         h = _rotl(h, np.uint64(23)) * _P2 + _P3
         p += 4
     while p < end:
