@@ -80,6 +80,17 @@ def test_punct_and_whitespace_kernel_matches_reference(texts, punct, collapse):
     assert got == want
 
 
+@given(st.lists(st.text(alphabet=ALPHABET[:16], max_size=40), min_size=1, max_size=8),
+       st.booleans(), st.booleans())
+def test_ascii_texts_take_the_kernel_without_pieces_and_match(texts, punct, collapse):
+    # all-ASCII batches compile the kernel without UTF-8 decoding (classes None): the
+    # same texts beside a non-ASCII one take the full kernel, and both match the reference
+    steps = tuple(s for s, on in (("punct", punct), ("whitespace", collapse)) if on)
+    want = [naive.squeeze(t, punct, collapse) for t in texts]
+    assert normalize(texts, steps).to_pylist() == want
+    assert normalize(texts + ["é"], steps).to_pylist()[:-1] == want
+
+
 # Pieces of non-ASCII text go through pyarrow alone; these characters interact with
 # their neighbours in NFKC (combining marks, Hangul jamo, Indic vowel signs) or change
 # case or length (fullwidth, ligatures, Kelvin and Angstrom signs, U+FDFA).

@@ -453,6 +453,8 @@ def _squeeze(data, offsets, chunks, ascii_map, punct, collapse, pieces, n_thread
     classes = word_classes()
     plan = _squeeze_plan(offsets, chunks, classes, ascii_map, punct, collapse, pieces[0],
                          pieces[1], pieces[3])
+    if pieces[0].shape[0] == 0:  # all ASCII: the kernel compiled without UTF-8 decoding
+        classes = None
 
     def run(c0: int, c1: int) -> None:
         squeeze_chunks(data, offsets, chunks, c0, c1, classes, punct, collapse, *pieces, plan)

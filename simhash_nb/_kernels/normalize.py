@@ -143,6 +143,10 @@ def squeeze_chunks(data, offsets, chunks, c0, c1, classes, punct, collapse, seg_
     white space are handled as the module says. Each chunk writes compacted into its own
     stretch of ``tmp``, and each document's length into ``lengths``. Chunks write apart:
     threads may run them at once (the GIL is released).
+
+    ``classes`` is None for texts without pieces (all ASCII): the argument's type prunes
+    the pieces' branch when Numba compiles, so a first call on ASCII texts compiles no
+    UTF-8 decoding (as :func:`~simhash_nb._kernels.shingles.doc_hashes` does).
     """
     table, seg_first, tmp_start, tmp, lengths = plan
     n_segs = seg_starts.shape[0]
@@ -153,15 +157,18 @@ def squeeze_chunks(data, offsets, chunks, c0, c1, classes, punct, collapse, seg_
             o0 = o
             run = 1  # the start of the text counts as a run: no leading space
             p, end = offsets[i], offsets[i + 1]
-            while True:
-                stop = seg_starts[s] if s < n_segs and seg_starts[s] < end else end
-                o, run = _ascii_range(data, p, stop, table, tmp, o, run)
-                if stop == end:
-                    break
-                o, run = _utf8_range(pieces, piece_offsets[s], piece_offsets[s + 1], table,
-                                     classes, punct, collapse, tmp, o, run)
-                p = seg_ends[s]
-                s += 1
+            if classes is None:
+                o, run = _ascii_range(data, p, end, table, tmp, o, run)
+            else:
+                while True:
+                    stop = seg_starts[s] if s < n_segs and seg_starts[s] < end else end
+                    o, run = _ascii_range(data, p, stop, table, tmp, o, run)
+                    if stop == end:
+                        break
+                    o, run = _utf8_range(pieces, piece_offsets[s], piece_offsets[s + 1],
+                                         table, classes, punct, collapse, tmp, o, run)
+                    p = seg_ends[s]
+                    s += 1
             if collapse and run == 1 and o > o0:
                 o -= 1  # the trailing run's space
             lengths[i] = o - o0
