@@ -34,6 +34,7 @@ _COMPILES = textwrap.dedent("""
 """)  # the script's last line prints the Numba compiles of the lines after this
 _FIRST_CALLS = _COMPILES + textwrap.dedent("""
     texts = ["the cat sat on the mat", "the cat sat on a mat", "Crème brûlée, 中文!"]
+    sh.fingerprint(texts[:2])  # ASCII texts alone: the normaliser's ASCII-only variant
     fps = sh.fingerprint(texts)
     sh.near_duplicates(fps, 3)
     sh.fingerprint(texts, tokenizer="word", bits=128)

@@ -60,6 +60,7 @@ def _fingerprint_path() -> None:
     for tokenizer in ("char", "word"):
         for weights in ("binary", "tf"):
             fingerprint(_TEXTS, tokenizer=tokenizer, weights=weights, bits=128)
+    fingerprint([t for t in _TEXTS if t.isascii()])  # the normaliser's ASCII-only variant
 
 
 def _features_path() -> None:
