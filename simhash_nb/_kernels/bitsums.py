@@ -158,27 +158,35 @@ def max_doc_len(offsets, lo, hi):
     return m
 
 
-@njit(inline="always", cache=True, nogil=True)
-def _scratch(offsets, lo, hi, n, with_set, most):
-    """Per-chunk buffers for documents ``lo..hi-1``: hashes, word bounds, n-gram bytes and
-    (``with_set``) the hash-set table of :func:`distinct`, of at most ``most`` slots."""
-    size = max_doc_len(offsets, lo, hi) + 1
-    set_size = _set_size(size, most) * 3 // 2 if with_set else 1  # slack: sorted_distinct
-    return (np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.int64),
-            np.empty(size, dtype=np.int64), np.empty(size + n, dtype=np.uint8),
-            np.empty(set_size, dtype=np.uint64), np.zeros(set_size, dtype=np.int64))
-
-
-def chunk_scratch(offsets, chunks, c0, c1, n, with_set):
-    """The buffers of :func:`fingerprint_chunks` over chunks ``c0..c1-1`` (those of
-    :func:`_scratch`), allocated by numpy: a first call compiles no allocation (Numba's
-    array constructors took 0.45 s of a cold first fingerprint's 5 s)."""
-    lo, hi = chunks[c0], chunks[c1]
-    size = int(np.diff(offsets[lo : hi + 1]).max(initial=0)) + 1
-    slots = set_size(size, _NO_MAX) * 3 // 2 if with_set else 1  # holds every document
+def scratch_buffers(size, n, slots):
+    """Buffers for documents of up to ``size - 1`` bytes: hashes, word bounds, n-gram
+    bytes (``n``: the n-gram length) and a hash-set table of ``slots`` slots with its
+    stamps. Plain Python (numpy), compiled below for the kernels."""
     return (np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.int64),
             np.empty(size, dtype=np.int64), np.empty(size + n, dtype=np.uint8),
             np.empty(slots, dtype=np.uint64), np.zeros(slots, dtype=np.int64))
+
+
+_scratch_buffers = njit(inline="always", cache=True, nogil=True)(scratch_buffers)
+
+
+@njit(inline="always", cache=True, nogil=True)
+def _scratch(offsets, lo, hi, n, with_set, most):
+    """Per-chunk buffers for documents ``lo..hi-1`` (:func:`scratch_buffers`), the
+    hash-set table (``with_set``) of at most ``most`` slots, with slack for
+    :func:`sorted_distinct`."""
+    size = max_doc_len(offsets, lo, hi) + 1
+    return _scratch_buffers(size, n, _set_size(size, most) * 3 // 2 if with_set else 1)
+
+
+def chunk_scratch(offsets, chunks, c0, c1, n, with_set):
+    """The buffers of :func:`fingerprint_chunks` over chunks ``c0..c1-1``, allocated by
+    numpy (a first call compiles no allocation: Numba's array constructors took 0.45 s
+    of a cold first fingerprint's 5 s), the hash-set table large enough for every
+    document (:func:`distinct` allocates none)."""
+    lo, hi = chunks[c0], chunks[c1]
+    size = int(np.diff(offsets[lo : hi + 1]).max(initial=0)) + 1
+    return scratch_buffers(size, n, set_size(size, _NO_MAX) * 3 // 2 if with_set else 1)
 
 
 @njit(cache=True, nogil=True)
