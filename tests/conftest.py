@@ -24,16 +24,40 @@ def fp_ints(fps: np.ndarray) -> list[int]:
     return [int(r[0]) | (int(r[1]) << 64) for r in fps]
 
 
+_DASK: dict = {"cluster": None, "last": None}  # the session's cluster, its last test
+
+
 @pytest.fixture(scope="session")
 def dask_cluster():
     """One LocalCluster of 2 worker processes for every Dask test module, so its workers
     start and import the package once a session, not once a module. Each module connects
     its own ``client`` (the default scheduler while that module runs, closed after it);
-    between them no client is the default."""
+    between them no client is the default. The tests that use it run one after another
+    (:func:`pytest_collection_modifyitems`), and it is closed after the last of them
+    (:func:`pytest_runtest_teardown`): its three idle processes would take about a
+    seventh of a core for the rest of the session."""
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", worker_dashboard_address=None) as c:
-        yield c
+    if _DASK["cluster"] is None:
+        _DASK["cluster"] = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+            worker_dashboard_address=None)
+    return _DASK["cluster"]
+
+
+def _close_dask_cluster() -> None:
+    cluster, _DASK["cluster"] = _DASK["cluster"], None
+    if cluster is not None:
+        cluster.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Close the Dask cluster once its last test and that module's client are done."""
+    try:
+        return (yield)
+    finally:
+        if item is _DASK["last"]:
+            _close_dask_cluster()
 
 
 @pytest.fixture(scope="session")
@@ -88,11 +112,20 @@ def pytest_collection_finish(session):
 
 def pytest_collection_modifyitems(session, config, items):
     """With the docs build running beside the tests (``make test``), the tests that read
-    what it builds run last, so that the build runs beside the others."""
+    what it builds run last, so that the build runs beside the others; the tests of the
+    session's Dask cluster run one after another (see :func:`dask_cluster`)."""
     if os.environ.get("SIMHASH_NB_DOCS_BUILD"):
         items.sort(key=lambda item: "docs_build" in getattr(item, "fixturenames", ()))
+    dask = [item for item in items if "dask_cluster" in getattr(item, "fixturenames", ())]
+    if dask:  # the cluster's tests one after another, where the first of them was
+        first = items.index(dask[0])
+        users = set(dask)
+        rest = [item for item in items if item not in users]
+        items[:] = rest[:first] + dask + rest[first:]
+    _DASK["last"] = dask[-1] if dask else None
 
 
 def pytest_sessionfinish(session, exitstatus):
+    _close_dask_cluster()
     for process in Early.started:
         process.close()
