@@ -2,6 +2,11 @@
 # with uv (from PyPI, beside pip; 39 s against pip's 61 s on an empty cache here), with pip
 # as the fallback should uv fail.
 PYTHON ?= python3
+# Python's own bytecode cache (__pycache__, gitignored) even where the environment turns it
+# off: otherwise every process of the test run (two workers, the docs build, a Dask
+# cluster, 60-odd CLI and signal tests) compiles the package and pytest rewrites every
+# test module again (a collection took 13 s instead of 7).
+unexport PYTHONDONTWRITEBYTECODE
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -21,6 +26,10 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check simhash_nb tests benchmarks tools
 
+# Two pytest-xdist workers (the Dask cluster's tests all in one of them: tests/conftest.py);
+# PYTEST_WORKERS= runs the suite in one process.
+PYTEST_WORKERS ?= -n 2 --dist loadgroup
+
 # The docs build (any Sphinx warning fails it) runs beside the tests: the tests that read
 # the site it builds (tests/test_docs.py, tests/test_notebooks.py) run last, wait for it and
 # fail with its log (docs/_build/log) if it failed (tests/conftest.py, docs_build)
@@ -28,7 +37,7 @@ test: $(STAMP) lint
 	@mkdir -p docs/_build && rm -f docs/_build/status
 	($(BIN)/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html > docs/_build/log 2>&1; \
 	 echo $$? > docs/_build/status) & \
-	SIMHASH_NB_DOCS_BUILD=$(CURDIR)/docs/_build/status $(BIN)/python -m pytest -q; \
+	SIMHASH_NB_DOCS_BUILD=$(CURDIR)/docs/_build/status $(BIN)/python -m pytest -q $(PYTEST_WORKERS); \
 	rc=$$?; wait; exit $$rc
 
 # Line coverage with the kernels' lines counted: the whole suite with the JIT, then the

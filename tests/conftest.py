@@ -95,15 +95,24 @@ def cold_kernel_cache() -> bool:
     return not any((_KERNELS / "__pycache__").glob("*.nbi"))
 
 
+def xdist_worker() -> bool:
+    """Whether this process is a worker of pytest-xdist (``make test`` runs two)."""
+    return "PYTEST_XDIST_WORKER" in os.environ
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "early(process, ...): tests.early.Early processes "
                                        "the test needs, started when collection ends")
-    if cold_kernel_cache():
+    if cold_kernel_cache() and not xdist_worker():  # once: by xdist's controller
         _WARM_CACHE.start()
 
 
 def pytest_collection_finish(session):
-    """Start the early processes (tests/early.py) that the selected tests name."""
+    """Start the early processes (tests/early.py) that the selected tests name. Not in an
+    xdist worker: each collects every test, so each would start all of them; there a
+    test starts its own when it asks for the result, beside the other worker's tests."""
+    if xdist_worker():
+        return
     for item in session.items:
         for mark in item.iter_markers("early"):
             for process in mark.args:
@@ -117,6 +126,8 @@ def pytest_collection_modifyitems(session, config, items):
     if os.environ.get("SIMHASH_NB_DOCS_BUILD"):
         items.sort(key=lambda item: "docs_build" in getattr(item, "fixturenames", ()))
     dask = [item for item in items if "dask_cluster" in getattr(item, "fixturenames", ())]
+    for item in dask:  # with xdist (--dist loadgroup), all in one worker: one cluster
+        item.add_marker(pytest.mark.xdist_group("dask_cluster"))
     if dask:  # the cluster's tests one after another, where the first of them was
         first = items.index(dask[0])
         users = set(dask)
