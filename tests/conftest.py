@@ -1,5 +1,6 @@
 import os
 import pathlib
+import sys
 import time
 
 import numpy as np
@@ -79,11 +80,18 @@ def docs_build():
         f"the docs build failed:\n{log.read_text(errors='replace')[-6000:]}"
 
 
-# On a cold Numba cache (a fresh clone) the session's first calls compile every kernel one
-# after another in this process, while the other core is mostly idle: this process
-# compiles them there first, into the same cache, and each kernel it has written by the
-# time a test needs it is loaded instead of compiled. On a warm cache it is not started.
-_WARM_CACHE = Early("import simhash_nb as sh; sh.prepare()")
+# On a cold Numba cache (a fresh clone) each kernel would be compiled by the first process
+# that calls it, in each process: the two xdist workers, the Dask workers and the CLI
+# tests' processes would each compile most of them. These two processes compile
+# sh.prepare's paths, half each (about 45 s of a core each), into the shared cache first:
+# with xdist the controller waits for them before its workers start; in one process they
+# run beside the first tests. On a warm cache they are not started.
+_WARM_CACHE = (
+    Early("import simhash_nb as sh; sh.prepare(paths=('fingerprint', 'features', 'windows', "
+          "'evaluate'))"),
+    Early("import simhash_nb as sh; sh.prepare(paths=('search', 'hamming', 'index', "
+          "'verified'))"),
+)
 _KERNELS = pathlib.Path(__file__).resolve().parents[1] / "simhash_nb" / "_kernels"
 
 
@@ -104,7 +112,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "early(process, ...): tests.early.Early processes "
                                        "the test needs, started when collection ends")
     if cold_kernel_cache() and not xdist_worker():  # once: by xdist's controller
-        _WARM_CACHE.start()
+        for process in _WARM_CACHE:
+            process.start()
+        if getattr(config.option, "numprocesses", None):
+            print("A cold Numba cache: compiling the kernels (sh.prepare) before the "
+                  "workers start", file=sys.stderr, flush=True)
+            for process in _WARM_CACHE:
+                process.result()
 
 
 def pytest_collection_finish(session):
