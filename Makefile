@@ -26,9 +26,12 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check simhash_nb tests benchmarks tools
 
-# Two pytest-xdist workers (the Dask cluster's tests all in one of them: tests/conftest.py);
-# PYTEST_WORKERS= runs the suite in one process.
-PYTEST_WORKERS ?= -n 2 --dist loadgroup
+# One pytest process by default. `make test PYTEST_WORKERS="-n 2 --dist loadgroup"` runs two
+# pytest-xdist workers (the Dask cluster's tests all in one of them: tests/conftest.py):
+# 4-5 min instead of 5.5-6 on two warm cores, but the signal tests' latencies then
+# include the other worker's load (Ctrl-C in jaccard_pairs' MinHash candidates answered
+# in 0.82 s there, 0.39-0.48 s alone; the limit is 1 s), so CI keeps one process.
+PYTEST_WORKERS ?=
 
 # The docs build (any Sphinx warning fails it) runs beside the tests: the tests that read
 # the site it builds (tests/test_docs.py, tests/test_notebooks.py) run last, wait for it and

@@ -81,12 +81,15 @@ def docs_build():
 
 
 # On a cold Numba cache (a fresh clone) each kernel would be compiled by the first process
-# that calls it, in each process: the two xdist workers, the Dask workers and the CLI
-# tests' processes would each compile most of them. These two processes compile
-# sh.prepare's paths, half each (about 45 s of a core each), into the shared cache first:
-# with xdist the controller waits for them before its workers start; in one process they
-# run beside the first tests. On a warm cache they are not started.
-_WARM_CACHE = (
+# that calls it, in each process: the tests' own, the Dask workers and the CLI tests'
+# processes would each compile most of them. In one process (the default), a second
+# process compiles sh.prepare's paths into the shared cache beside the first tests, on the
+# core they leave idle (the kernels it has written by the time a test needs them are
+# loaded, not compiled); with xdist workers (PYTEST_WORKERS, Makefile), two processes
+# compile half each and the controller waits for them before its workers start. On a warm
+# cache none is started.
+_WARM_CACHE = Early("import simhash_nb as sh; sh.prepare()")
+_WARM_CACHE_HALVES = (
     Early("import simhash_nb as sh; sh.prepare(paths=('fingerprint', 'features', 'windows', "
           "'evaluate'))"),
     Early("import simhash_nb as sh; sh.prepare(paths=('search', 'hamming', 'index', "
@@ -111,14 +114,17 @@ def xdist_worker() -> bool:
 def pytest_configure(config):
     config.addinivalue_line("markers", "early(process, ...): tests.early.Early processes "
                                        "the test needs, started when collection ends")
-    if cold_kernel_cache() and not xdist_worker():  # once: by xdist's controller
-        for process in _WARM_CACHE:
-            process.start()
-        if getattr(config.option, "numprocesses", None):
-            print("A cold Numba cache: compiling the kernels (sh.prepare) before the "
-                  "workers start", file=sys.stderr, flush=True)
-            for process in _WARM_CACHE:
-                process.result()
+    if not cold_kernel_cache() or xdist_worker():  # with xdist: once, by the controller
+        return
+    if not getattr(config.option, "numprocesses", None):
+        _WARM_CACHE.start()
+        return
+    print("A cold Numba cache: compiling the kernels (sh.prepare) before the workers start",
+          file=sys.stderr, flush=True)
+    for process in _WARM_CACHE_HALVES:
+        process.start()
+    for process in _WARM_CACHE_HALVES:
+        process.result()
 
 
 def pytest_collection_finish(session):
