@@ -107,7 +107,7 @@ def cold_kernel_cache() -> bool:
 
 
 def xdist_worker() -> bool:
-    """Whether this process is a worker of pytest-xdist (``make test`` runs two)."""
+    """Whether this process is a worker of pytest-xdist (``make test PYTEST_WORKERS=...``)."""
     return "PYTEST_XDIST_WORKER" in os.environ
 
 
