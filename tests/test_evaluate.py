@@ -397,3 +397,28 @@ def test_threshold_table_counts_alike_in_numpy_and_in_the_kernel(bits):
     assert numpy_table["tp"].max() == 300  # the planted pairs, all found
     assert np.array_equal(numpy_pairs.i, kernel_pairs.i)
     assert np.array_equal(numpy_pairs.distance, kernel_pairs.distance)
+
+
+@given(st.lists(st.lists(st.integers(0, 40), max_size=30), max_size=5),
+       st.integers(1, 12))
+def test_distinct_of_parts_is_np_unique_of_all(parts, rows):
+    """The MinHash candidates' merge, range by range in calls of ``rows`` values (so that
+    Ctrl-C is answered between them), gives what one np.unique over all of them gives."""
+    from simhash_nb._core.evaluate import shingle_jaccard as sj
+    arrays = [np.array(p, dtype=np.uint64) for p in parts]
+    want = np.unique(np.concatenate(arrays)) if arrays else np.empty(0, np.uint64)
+    saved = sj._DISTINCT_ROWS
+    sj._DISTINCT_ROWS = rows
+    try:
+        got = sj._distinct(arrays)
+    finally:
+        sj._DISTINCT_ROWS = saved
+    assert got.dtype == np.uint64 and got.tolist() == want.tolist()
+
+
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=60), st.sampled_from(["uint64", "int64"]))
+def test_sorted_unique_is_np_unique(values, dtype):
+    from simhash_nb._core.arrays import sorted_unique
+    a = np.array([v % 2**63 if dtype == "int64" else v for v in values], dtype=dtype)
+    got = sorted_unique(a)
+    assert got.dtype == a.dtype and got.tolist() == np.unique(a).tolist()

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..._kernels import jaccard as _jk
 from ...config import config
+from ..arrays import sorted_unique
 from ..docstrings import shared_docs
 from ..fingerprint import fingerprint_features
 from ..pairs import pandas_module
@@ -233,10 +234,43 @@ def _minhash_candidates(indptr, hashes, num_perm, bands, rows, random_state, max
             found.append(packed)
             if advance is not None:
                 advance(1)
-    packed = np.unique(np.concatenate(found)) if found else np.empty(0, np.uint64)
+    packed = _distinct(found)
     i = (packed >> np.uint64(32)).astype(np.int64)
     j = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
     return i, j
+
+
+_DISTINCT_ROWS = 1 << 21  # values one call of _distinct's merge takes, about
+
+
+def _distinct(parts: list[np.ndarray]) -> np.ndarray:
+    """The distinct values of ``parts`` (uint64 arrays), ascending, in calls of about
+    ``_DISTINCT_ROWS`` values each, so that Ctrl-C is answered between them: each part is
+    sorted alone, then the parts' values are merged range by range (ranges cut at
+    evenly spaced values of the longest part; :func:`~simhash_nb._core.arrays.sorted_unique`
+    in each). One ``np.unique`` over all the MinHash candidates of 120k texts held Ctrl-C
+    for 3.5 s, and grew with the texts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _distinct([np.array([5, 1, 5], np.uint64), np.array([3, 1], np.uint64)]).tolist()
+    [1, 3, 5]
+    """
+    parts = [np.sort(p) for p in parts if p.shape[0]]
+    if not parts:
+        return np.empty(0, np.uint64)
+    total = sum(p.shape[0] for p in parts)
+    longest = max(parts, key=len)
+    ranges = max(1, min(longest.shape[0], -(-total // _DISTINCT_ROWS)))
+    cuts = sorted_unique(longest[np.arange(1, ranges) * longest.shape[0] // ranges])
+    starts = [np.searchsorted(p, cuts) for p in parts]  # part p's range r: starts[r - 1:r]
+    out = []
+    for r in range(cuts.shape[0] + 1):
+        pieces = [p[s[r - 1] if r else 0:s[r] if r < cuts.shape[0] else p.shape[0]]
+                  for p, s in zip(parts, starts, strict=True)]
+        out.append(sorted_unique(np.concatenate(pieces)))
+    return np.concatenate(out)
 
 
 @shared_docs(**_DOCS)

@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from ...config import config
+from ..arrays import sorted_unique
 from ..docstrings import shared_docs
 from ..hamming import distance_matrix
 from ..pairs import Pairs, pandas_module
@@ -101,7 +102,7 @@ def _parse_truth(truth, n: int, ids, threshold) -> _Truth:
         keep = np.asarray(sim, dtype=np.float64) >= t
         i, j = i[keep], j[keep]
     lo, hi = np.minimum(i, j), np.maximum(i, j)
-    packed = np.unique(lo.astype(np.uint64) * np.uint64(max(n, 1)) + hi.astype(np.uint64))
+    packed = sorted_unique(lo.astype(np.uint64) * np.uint64(max(n, 1)) + hi.astype(np.uint64))
     i = (packed // np.uint64(max(n, 1))).astype(np.int64)
     j = (packed % np.uint64(max(n, 1))).astype(np.int64)
     return _Truth("positives", i=i, j=j)

@@ -22,6 +22,7 @@ from ..._kernels import jaccard as _jk
 from ..._kernels.jaccard_parts import parts_similarities_above, typed_parts
 from ..._kernels.prange import PRANGE_ONLY
 from ..._kernels.verify_blocks import block_ends
+from ..arrays import sorted_unique
 from ..parallel import deferred_interrupt
 from .sketches import sketch
 
@@ -383,7 +384,7 @@ class ShingleStore:
             part = np.searchsorted(starts, docs, "right") - 1
             return ([p[1] for p in self._parts], [p[2] for p in self._parts], part,
                     docs - starts[part])
-        distinct = np.unique(docs)
+        distinct = sorted_unique(docs)
         indptr, hashes = self.gather(distinct)
         return [indptr], [hashes], np.zeros_like(docs), np.searchsorted(distinct, docs)
 
