@@ -28,9 +28,9 @@ lint: $(STAMP)
 
 # One pytest process by default. `make test PYTEST_WORKERS="-n 2 --dist loadgroup"` runs two
 # pytest-xdist workers (the Dask cluster's tests all in one of them: tests/conftest.py):
-# 4-5 min instead of 5.5-6 on two warm cores, but the signal tests' latencies then
-# include the other worker's load (Ctrl-C in jaccard_pairs' MinHash candidates answered
-# in 0.82 s there, 0.39-0.48 s alone; the limit is 1 s), so CI keeps one process.
+# 4-5 min instead of 5.5-6 on two warm cores. Not the default: on a fresh clone (CI) it
+# measured no faster (6:41 against 6:29-6:47: the workers' processes compile kernels that
+# sh.prepare does not), and the signal tests' latencies then include the other worker's load.
 PYTEST_WORKERS ?=
 
 # The docs build (any Sphinx warning fails it) runs beside the tests: the tests that read
