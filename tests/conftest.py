@@ -93,7 +93,7 @@ _WARM_CACHE_HALVES = (
     Early("import simhash_nb as sh; sh.prepare(paths=('fingerprint', 'features', 'windows', "
           "'evaluate'))"),
     Early("import simhash_nb as sh; sh.prepare(paths=('search', 'hamming', 'index', "
-          "'verified'))"),
+          "'verified', 'streaming'))"),
 )
 _KERNELS = pathlib.Path(__file__).resolve().parents[1] / "simhash_nb" / "_kernels"
 

@@ -38,6 +38,14 @@ _FIRST_CALLS = _COMPILES + textwrap.dedent("""
     fps = sh.fingerprint(texts)
     sh.near_duplicates(fps, 3)
     sh.fingerprint(texts, tokenizer="word", bits=128)
+    # a corpus store (its shingles in files): new documents against it
+    import pandas as pd, tempfile
+    words = [f"w{i}" for i in range(50)]
+    docs = [" ".join(words[i:i + 20]) for i in range(30)]
+    store = sh.CorpusStore.create(tempfile.mkdtemp() + "/store", tokenizer="word", ngram=2)
+    store.add(pd.DataFrame({"text": docs}))
+    pairs = store.query(pd.DataFrame({"text": [d + " x" for d in docs[:5]]}), 0.7)
+    assert len(pairs) >= 5, pairs
     print(json.dumps(compiled))
 """)
 
@@ -45,13 +53,14 @@ _FIRST_CALLS = _COMPILES + textwrap.dedent("""
 # prepare on an empty cache, in a fresh process started when the session's tests are
 # collected (tests/early.py): its cold compile runs beside the tests before this one
 _COLD_PREPARE = Early("from simhash_nb._core.prepare import prepare; "
-                      "print(len(prepare(paths=('fingerprint', 'search')).kernels))",
+                      "print(len(prepare(paths=('fingerprint', 'search', 'streaming'))"
+                      ".kernels))",
                       cold_cache=True)
 
 
 @pytest.mark.slow
 @pytest.mark.early(_COLD_PREPARE)
-def test_after_prepare_a_first_fingerprint_and_search_compile_nothing():
+def test_after_prepare_a_first_fingerprint_search_and_store_query_compile_nothing():
     done = _COLD_PREPARE.result()
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout.split()[-1]) > 0  # a cold cache: prepare compiled kernels
@@ -85,7 +94,7 @@ def test_cli_prepare_runs_the_named_paths(capsys):
     assert cmd_prepare(args) == 0
     captured = capsys.readouterr()
     assert "hamming" in captured.out and "prepare: hamming" in captured.err
-    assert set(PATHS) >= {"fingerprint", "search", "verified", "index", "windows"}
+    assert set(PATHS) >= {"fingerprint", "search", "verified", "streaming", "index", "windows"}
 
 
 _SMALL_BRUTE = _COMPILES + textwrap.dedent("""

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simhash_nb as sh
-from simhash_nb._core.text import str_list_array
+from simhash_nb._core.text import str_list_array, text_buffers
 
 
 @given(st.lists(st.text(st.characters(blacklist_categories=("Cs",))), max_size=40))
@@ -37,3 +37,16 @@ def test_a_first_fingerprint_of_a_list_does_not_import_pandas():
     pandas_loaded, fps = json.loads(done.stdout)
     assert not pandas_loaded
     assert fps == sh.fingerprint(texts).tolist()  # here pandas is loaded: Arrow converts
+
+
+def test_texts_reach_the_kernels_read_only_whatever_their_origin():
+    """One kernel signature, not two: the bytes of Python strings, of pyarrow's own
+    (writable) buffers and of the normalised copy all reach the kernels read-only."""
+    texts = ["Ab, c!", "dé  f", None]
+    own = pa.array(texts, pa.large_string()).cast(pa.large_string())
+    own = pa.concat_arrays([own, pa.array(["x"], pa.large_string())])  # arrow-allocated
+    for source in (texts, own):
+        for normalize in ((), ("lower",), ("punct", "whitespace")):
+            buf = text_buffers(source, normalize)
+            assert not buf.data.flags.writeable, (source, normalize)
+    assert text_buffers(["a b"], ("whitespace",)).data.tobytes() == b"a b"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,6 +29,9 @@ from .features import features
 from .fingerprint import fingerprint, fingerprint_features
 from .hamming import hamming, hamming_matrix, pairs_within
 from .index import SimhashIndex
+from .pipeline import MemoryBudget, Shingler, ShingleStore, fingerprint_batches
+from .pipeline.incremental import Stored, pairs_against
+from .pipeline.run import verified_labels, verified_pairs
 from .search import near_duplicates
 from .verified import cluster_texts, near_duplicate_texts
 from .windows import containment, window_fingerprints
@@ -104,6 +108,21 @@ def _verified_path() -> None:
     cluster_texts(_TEXTS, 0.5)
 
 
+def _streaming_path() -> None:
+    """The verified path with its shingles in a file (what a run over shards does when
+    they exceed its memory budget), and new documents against a stored corpus (a
+    :class:`~simhash_nb.CorpusStore` query: the cross search, reads of stored runs)."""
+    shingler = Shingler.make(tokenizer="word", ngram=1)
+    budget = MemoryBudget(1 << 30, 0)
+    with tempfile.TemporaryDirectory(prefix="simhash_nb-prepare-") as tmp:
+        for run in (verified_pairs, verified_labels):
+            run([_TEXTS], shingler, 0.5, 0.99, budget, tmp_dir=tmp)
+        with ShingleStore(0, 1 << 20, tmp) as old, ShingleStore(0, 1 << 20, tmp) as new:
+            old_words = fingerprint_batches([_TEXTS], shingler, old, budget)
+            new_words = fingerprint_batches([_TEXTS[:2]], shingler, new, budget)
+            pairs_against(Stored(old_words, [(0, old)]), new, new_words, 0.5, 0.99, budget)
+
+
 def _evaluate_path() -> None:
     truth = jaccard_pairs(_TEXTS, 0.5)
     threshold_table(fingerprint(_TEXTS), truth)
@@ -121,6 +140,7 @@ PATHS: dict[str, Callable[[], None]] = {
     "search": _search_path,
     "index": _index_path,
     "verified": _verified_path,
+    "streaming": _streaming_path,
     "evaluate": _evaluate_path,
     "windows": _windows_path,
 }
@@ -215,7 +235,8 @@ def prepare(*, paths="all", progress: bool | None = None) -> PrepareReport:
         Among ``"fingerprint"`` (texts to fingerprints), ``"features"`` (feature
         batches), ``"hamming"``, ``"search"`` (near_duplicates, clusters, dedupe),
         ``"index"`` (SimhashIndex), ``"verified"`` (near_duplicate_texts,
-        cluster_texts), ``"evaluate"`` (jaccard_pairs, threshold_table) and
+        cluster_texts), ``"streaming"`` (the same with the shingles in a file, and
+        CorpusStore queries), ``"evaluate"`` (jaccard_pairs, threshold_table) and
         ``"windows"``; or ``"all"``.
     progress : bool, optional
         Print each path's seconds to stderr as it is done.

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from .._kernels.normalize import PUNCT, SPACE, ascii_lower, nonascii_segments, squeeze_chunks
 from ..config import config
+from .arrays import read_only
 from .parallel import balanced_chunks, deferred_interrupt
 from .unicode import word_classes
 
@@ -33,6 +34,12 @@ class TextBuffers:
     data: np.ndarray
     offsets: np.ndarray
     valid: np.ndarray
+
+    def __post_init__(self) -> None:
+        # the kernels read the texts, never write them: read-only whatever their origin
+        # (pyarrow's buffers, or the normalised copy), so each kernel that takes them has
+        # one signature to compile, not two (Numba types the flag)
+        object.__setattr__(self, "data", read_only(self.data))
 
     def __len__(self) -> int:
         return int(self.offsets.shape[0] - 1)
@@ -322,7 +329,7 @@ def string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     _, off_buf, data_buf = arr.buffers()
     offsets = np.frombuffer(off_buf, dtype=np.int64)[arr.offset : arr.offset + n + 1]
     data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.empty(0, np.uint8)
-    return data, offsets
+    return read_only(data), offsets
 
 
 _ARROW_STEPS = ("html", "nfkc", "lower", "digits")

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._kernels import bitsums as _bk
 from .._kernels import windows as _wk
+from .arrays import read_only
 from .features import check_document_sizes, check_missing, raise_missing
 from .pairs import pandas_module
 from .parallel import balanced_chunks, deferred_interrupt, threads
@@ -146,7 +147,7 @@ def _windows(texts, spec: FingerprintSpec, window: int, stride: int, refuse_miss
                                          stride, win_indptr)
         data, offsets = _wk.gather_spans(buf.data, lo, hi)
         wchunks = balanced_chunks(offsets)
-        out, _ = _bk.fingerprint_texts(data, offsets, wchunks, spec.ngram,
+        out, _ = _bk.fingerprint_texts(read_only(data), offsets, wchunks, spec.ngram,
                                        np.uint64(spec.seed), classes,
                                        spec.weights == "binary", spec.words)
     doc = np.repeat(np.arange(len(buf), dtype=np.int64), counts)

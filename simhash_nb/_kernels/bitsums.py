@@ -222,8 +222,9 @@ def fingerprint_texts(data, offsets, chunks, n, seed, classes, binary, words):
     out = np.zeros((ndocs, words), dtype=np.uint64)
     nfeat = np.zeros(ndocs, dtype=np.int64)
     for c in prange(chunks.shape[0] - 1):
-        fingerprint_chunks(data, offsets, chunks, c, c + 1, n, seed, classes, binary, out,
-                           nfeat, _scratch(offsets, chunks[c], chunks[c + 1], n, binary,
+        c0 = np.int64(c)  # prange's index is unsigned: the signature callers compile
+        fingerprint_chunks(data, offsets, chunks, c0, c0 + 1, n, seed, classes, binary, out,
+                           nfeat, _scratch(offsets, chunks[c0], chunks[c0 + 1], n, binary,
                                            _NO_MAX))
     return out, nfeat
 
@@ -260,11 +261,12 @@ def fingerprint_csr(indptr, hashes, weights, chunks, words):
     return out, first if first < ndocs else -1
 
 
-@njit(cache=True, nogil=True)
 def feature_counts_texts(data, offsets, chunks, n, seed, classes):
     """Number of distinct features per document (first pass of :func:`features_texts`):
-    those :func:`fingerprint_texts` counts, with binary weights and no fingerprint words."""
-    return fingerprint_texts(data, offsets, chunks, n, seed, classes, True, np.int64(0))[1]
+    those :func:`fingerprint_texts` counts, with binary weights and no fingerprint words.
+    Called from Python, not compiled: the flag and width are then typed as any caller's
+    (``bool``, ``int64``), not as literals, so no extra signature is compiled."""
+    return fingerprint_texts(data, offsets, chunks, n, seed, classes, True, 0)[1]
 
 
 @njit(parallel=PRANGE_ONLY, cache=True, nogil=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
@@ -26,6 +27,15 @@ class _NoBar:
         pass
 
 
+def _parquet_rows(paths) -> int | None:
+    """The rows of parquet files, from their footers; None when one cannot be read (the
+    pass that reads it then says which, and why)."""
+    try:
+        return sum(pq.ParquetFile(p).metadata.num_rows for p in paths)
+    except (OSError, pa.ArrowException):
+        return None
+
+
 def reading_bar(src, progress: bool | None):
     """A context manager with ``update(documents)``: a tqdm bar over the documents read
     from ``src`` with ``progress=True``, or with None when a person is watching (see
@@ -42,7 +52,7 @@ def reading_bar(src, progress: bool | None):
     total = None
     if isinstance(src, FileSource) and all(table_format(p)[0] == "parquet"
                                            for p in src.paths):
-        total = sum(pq.ParquetFile(p).metadata.num_rows for p in src.paths)
+        total = _parquet_rows(src.paths)
     # a refresh a batch (they are large): the bar moves however fast they go
     return tqdm(total=total, unit="doc", unit_scale=True, desc="shingling",
                 file=sys.stderr, leave=False, dynamic_ncols=True, mininterval=0, miniters=1)
