@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["read_only", "sorted_unique"]
+__all__ = ["sorted_unique"]
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -29,24 +29,3 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     np.not_equal(s[1:], s[:-1], out=keep[1:])
     return s[keep]
 
-
-def read_only(a: np.ndarray) -> np.ndarray:
-    """``a`` as a read-only view (``a`` itself when it is read-only already).
-
-    Numba compiles a kernel once per signature, and an array's signature includes
-    whether it can be written: a kernel given read-only arrays by one caller and
-    writable ones by another is compiled twice. Giving it read-only views throughout
-    compiles it once.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> a = np.zeros(3)
-    >>> read_only(a).flags.writeable, a.flags.writeable
-    (False, True)
-    """
-    if not a.flags.writeable:
-        return a
-    view = a.view()
-    view.flags.writeable = False
-    return view

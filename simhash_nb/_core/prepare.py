@@ -124,7 +124,8 @@ def _streaming_path() -> None:
 
 
 def _evaluate_path() -> None:
-    truth = jaccard_pairs(_TEXTS, 0.5)
+    truth = jaccard_pairs(_TEXTS, 0.5)  # all pairs: what "auto" picks for few texts
+    jaccard_pairs(_TEXTS, 0.5, candidates="minhash")  # and for many
     threshold_table(fingerprint(_TEXTS), truth)
 
 

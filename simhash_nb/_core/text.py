@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._kernels.normalize import PUNCT, SPACE, ascii_lower, nonascii_segments, squeeze_chunks
+from .._kernels.signatures import read_only
 from ..config import config
-from .arrays import read_only
 from .parallel import balanced_chunks, deferred_interrupt
 from .unicode import word_classes
 

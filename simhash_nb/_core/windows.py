@@ -15,7 +15,7 @@ import numpy as np
 
 from .._kernels import bitsums as _bk
 from .._kernels import windows as _wk
-from .arrays import read_only
+from .._kernels.signatures import read_only
 from .features import check_document_sizes, check_missing, raise_missing
 from .pairs import pandas_module
 from .parallel import balanced_chunks, deferred_interrupt, threads

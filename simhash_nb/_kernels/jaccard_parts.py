@@ -13,6 +13,7 @@ from numba.typed import List
 
 from .jaccard import jaccard_between_at_least
 from .prange import PRANGE_ONLY
+from .signatures import read_only
 
 
 @njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
@@ -54,7 +55,8 @@ def typed_parts(arrays):
     >>> [p.tolist() for p in parts]
     [[0, 1, 2], [0, 1]]
     """
-    parts = _first_part(arrays[0])
+    # read-only throughout (a spilled store's pages, a caller's arrays): one list type
+    parts = _first_part(read_only(arrays[0]))
     for a in arrays[1:]:
-        _next_part(parts, a)
+        _next_part(parts, read_only(a))
     return parts
