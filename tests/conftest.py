@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.early import Early
+from tests.early import WARM_CACHE, WARM_CACHE_HALVES, Early
 
 settings.register_profile(
     "default",
@@ -80,21 +80,6 @@ def docs_build():
         f"the docs build failed:\n{log.read_text(errors='replace')[-6000:]}"
 
 
-# On a cold Numba cache (a fresh clone) each kernel would be compiled by the first process
-# that calls it, in each process: the tests' own, the Dask workers and the CLI tests'
-# processes would each compile most of them. In one process (the default), a second
-# process compiles sh.prepare's paths into the shared cache beside the first tests, on the
-# core they leave idle (the kernels it has written by the time a test needs them are
-# loaded, not compiled); with xdist workers (PYTEST_WORKERS, Makefile), two processes
-# compile half each and the controller waits for them before its workers start. On a warm
-# cache none is started.
-_WARM_CACHE = Early("import simhash_nb as sh; sh.prepare()")
-_WARM_CACHE_HALVES = (
-    Early("import simhash_nb as sh; sh.prepare(paths=('fingerprint', 'features', 'windows', "
-          "'evaluate'))"),
-    Early("import simhash_nb as sh; sh.prepare(paths=('search', 'hamming', 'index', "
-          "'verified', 'streaming'))"),
-)
 _KERNELS = pathlib.Path(__file__).resolve().parents[1] / "simhash_nb" / "_kernels"
 
 
@@ -111,19 +96,20 @@ def xdist_worker() -> bool:
     return "PYTEST_XDIST_WORKER" in os.environ
 
 
+# on a cold cache, the kernels compiled beside the tests: tests/early.py, WARM_CACHE
 def pytest_configure(config):
     config.addinivalue_line("markers", "early(process, ...): tests.early.Early processes "
                                        "the test needs, started when collection ends")
     if not cold_kernel_cache() or xdist_worker():  # with xdist: once, by the controller
         return
     if not getattr(config.option, "numprocesses", None):
-        _WARM_CACHE.start()
+        WARM_CACHE.start()
         return
     print("A cold Numba cache: compiling the kernels (sh.prepare) before the workers start",
           file=sys.stderr, flush=True)
-    for process in _WARM_CACHE_HALVES:
+    for process in WARM_CACHE_HALVES:
         process.start()
-    for process in _WARM_CACHE_HALVES:
+    for process in WARM_CACHE_HALVES:
         process.result()
 
 

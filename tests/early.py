@@ -62,6 +62,11 @@ class Early:
                                              stderr=err, env=env, text=True)
         Early.started.append(self)
 
+    @property
+    def running_or_done(self) -> bool:
+        """Whether the process has been started (it may have ended)."""
+        return self._process is not None
+
     def result(self, timeout: float = 900) -> subprocess.CompletedProcess:
         """Wait for the process (starting it if it has not started) and return its exit
         status and output."""
@@ -80,3 +85,29 @@ class Early:
             self._process.wait()
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
+
+
+# On a cold Numba cache (a fresh clone) each kernel would be compiled by the first process
+# that calls it, in each process: the tests' own, the Dask workers and the CLI tests'
+# processes would each compile most of them. In one process (the default), a second
+# process compiles sh.prepare's paths into the shared cache beside the first tests, on the
+# core they leave idle (the kernels it has written by the time a test needs them are
+# loaded, not compiled); with xdist workers (PYTEST_WORKERS, Makefile), two processes
+# compile half each and the controller waits for them before its workers start. On a warm
+# cache none is started (tests/conftest.py starts them).
+WARM_CACHE = Early("import simhash_nb as sh; sh.prepare()")
+WARM_CACHE_HALVES = (
+    Early("import simhash_nb as sh; sh.prepare(paths=('fingerprint', 'features', 'windows', "
+          "'evaluate'))"),
+    Early("import simhash_nb as sh; sh.prepare(paths=('search', 'hamming', 'index', "
+          "'verified', 'streaming'))"),
+)
+
+
+def wait_for_warm_up() -> None:
+    """Wait for the processes that compile the kernels into the shared cache, where this
+    session started them (a cold cache); return at once otherwise."""
+    for process in (WARM_CACHE, *WARM_CACHE_HALVES):
+        if process.running_or_done:
+            done = process.result()
+            assert done.returncode == 0, done.stderr[-3000:]

@@ -13,7 +13,7 @@ import pytest
 
 from simhash_nb._core.prepare import PATHS, PrepareReport, prepare
 from simhash_nb.cli.prepare import add_prepare_parser, cmd_prepare
-from tests.early import Early
+from tests.early import wait_for_warm_up
 
 # run in a fresh process: count the Numba compiles of a first fingerprint and search
 _COMPILES = textwrap.dedent("""
@@ -32,7 +32,7 @@ _COMPILES = textwrap.dedent("""
     import numpy as np
     import simhash_nb as sh
 """)  # the script's last line prints the Numba compiles of the lines after this
-_FIRST_CALLS = _COMPILES + textwrap.dedent("""
+_FIRST_CALLS = textwrap.dedent("""
     texts = ["the cat sat on the mat", "the cat sat on a mat", "Crème brûlée, 中文!"]
     sh.fingerprint(texts[:2])  # ASCII texts alone: the normaliser's ASCII-only variant
     fps = sh.fingerprint(texts)
@@ -46,29 +46,45 @@ _FIRST_CALLS = _COMPILES + textwrap.dedent("""
     store.add(pd.DataFrame({"text": docs}))
     pairs = store.query(pd.DataFrame({"text": [d + " x" for d in docs[:5]]}), 0.7)
     assert len(pairs) >= 5, pairs
-    print(json.dumps(compiled))
 """)
 
 
-# prepare on an empty cache, in a fresh process started when the session's tests are
-# collected (tests/early.py): its cold compile runs beside the tests before this one
-_COLD_PREPARE = Early("from simhash_nb._core.prepare import prepare; "
-                      "print(len(prepare(paths=('fingerprint', 'search', 'streaming'))"
-                      ".kernels))",
-                      cold_cache=True)
+# the last lines of a fresh process: the Numba compiles of the lines before them, and the
+# signatures its kernels hold (loaded from the cache or compiled): those the process used
+_HELD = textwrap.dedent("""
+    import sys
+    from numba.core.dispatcher import Dispatcher
+    held = sorted({f"{name}.{attr}{sig}" for name, module in list(sys.modules.items())
+                   if name.startswith("simhash_nb") for attr, d in vars(module).items()
+                   if isinstance(d, Dispatcher) for sig in d.signatures})
+    print(json.dumps({"compiled": compiled, "held": held}))
+""")
+_PATHS_OF_FIRST_CALLS = ("fingerprint", "search", "streaming")
+
+
+def _run_held(code: str) -> dict:
+    got = subprocess.run([sys.executable, "-c", _COMPILES + code + _HELD],
+                         capture_output=True, text=True, timeout=900, check=False)
+    assert got.returncode == 0, got.stderr[-3000:]
+    return json.loads(got.stdout.splitlines()[-1])
 
 
 @pytest.mark.slow
-@pytest.mark.early(_COLD_PREPARE)
 def test_after_prepare_a_first_fingerprint_search_and_store_query_compile_nothing():
-    done = _COLD_PREPARE.result()
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert int(done.stdout.split()[-1]) > 0  # a cold cache: prepare compiled kernels
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(_COLD_PREPARE.cache))
-    first = subprocess.run([sys.executable, "-c", _FIRST_CALLS], env=env, capture_output=True,
-                           text=True, timeout=900, check=False)
-    assert first.returncode == 0, first.stderr[-3000:]
-    assert json.loads(first.stdout.splitlines()[-1]) == []
+    """What prepare on an empty cache followed by these first calls would show (they
+    compile nothing), without compiling every kernel a second time into an empty cache
+    (about 50 s of CPU a run): the first calls, in a fresh process, compile nothing from
+    the shared cache (every kernel they use was cached, and loads), and every signature
+    they use is one that ``prepare`` of their paths uses, in another fresh process (so
+    prepare, not some other caller, puts it in the cache)."""
+    wait_for_warm_up()  # a fresh clone: the shared cache is being filled beside the tests
+    prepared = _run_held(f"sh.prepare(paths={_PATHS_OF_FIRST_CALLS!r})\n")
+    first = _run_held(_FIRST_CALLS)
+    assert first["compiled"] == []
+    kernels = {sig.split("(")[0] for sig in first["held"]}
+    assert {"simhash_nb._kernels.bitsums.fingerprint_chunks",
+            "simhash_nb._kernels.cross_tables.scan_stored"} <= kernels, kernels
+    assert sorted(set(first["held"]) - set(prepared["held"])) == []
 
 
 def test_unknown_path_is_refused():
