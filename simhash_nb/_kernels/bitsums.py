@@ -222,7 +222,7 @@ def fingerprint_texts(data, offsets, chunks, n, seed, classes, binary, words):
     out = np.zeros((ndocs, words), dtype=np.uint64)
     nfeat = np.zeros(ndocs, dtype=np.int64)
     for c in prange(chunks.shape[0] - 1):
-        c0 = np.int64(c)  # prange's index is unsigned: the signature callers compile
+        c0 = np.int64(c)  # prange's index is unsigned: the signature Python callers use
         fingerprint_chunks(data, offsets, chunks, c0, c0 + 1, n, seed, classes, binary, out,
                            nfeat, _scratch(offsets, chunks[c0], chunks[c0 + 1], n, binary,
                                            _NO_MAX))
