@@ -29,8 +29,9 @@ lint: $(STAMP)
 # One pytest process by default. `make test PYTEST_WORKERS="-n 2 --dist loadgroup"` runs two
 # pytest-xdist workers (the Dask cluster's tests all in one of them: tests/conftest.py):
 # 4-5 min instead of 5.5-6 on two warm cores. Not the default: on a fresh clone (CI) it
-# measured no faster (6:41 against 6:29-6:47: the workers' processes compile kernels that
-# sh.prepare does not), and the signal tests' latencies then include the other worker's load.
+# gained little (7:27 against 7:45, with 115 s more CPU: it waits for the kernels' compile,
+# then each worker compiles what sh.prepare does not), and the signal tests' latencies then
+# include the other worker's load.
 PYTEST_WORKERS ?=
 
 # The docs build (any Sphinx warning fails it) runs beside the tests: the tests that read

@@ -96,12 +96,11 @@ class Early:
 # compile half each and the controller waits for them before its workers start. On a warm
 # cache none is started (tests/conftest.py starts them).
 WARM_CACHE = Early("import simhash_nb as sh; sh.prepare()")
-WARM_CACHE_HALVES = (
-    Early("import simhash_nb as sh; sh.prepare(paths=('fingerprint', 'features', 'windows', "
-          "'evaluate'))"),
-    Early("import simhash_nb as sh; sh.prepare(paths=('search', 'hamming', 'index', "
-          "'verified', 'streaming'))"),
-)
+# every path of sh.prepare in one half or the other (tests/test_prepare.py checks it)
+WARM_CACHE_HALF_PATHS = (("fingerprint", "features", "windows", "evaluate"),
+                         ("search", "hamming", "index", "verified", "streaming"))
+WARM_CACHE_HALVES = tuple(Early(f"import simhash_nb as sh; sh.prepare(paths={paths!r})")
+                          for paths in WARM_CACHE_HALF_PATHS)
 
 
 def wait_for_warm_up() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from simhash_nb._core.prepare import PATHS, PrepareReport, prepare
 from simhash_nb.cli.prepare import add_prepare_parser, cmd_prepare
-from tests.early import wait_for_warm_up
+from tests.early import WARM_CACHE_HALF_PATHS, wait_for_warm_up
 
 # run in a fresh process: count the Numba compiles of a first fingerprint and search
 _COMPILES = textwrap.dedent("""
@@ -131,3 +131,8 @@ def test_small_brute_joins_and_matrices_compile_no_kernel(tmp_path):
                          text=True, timeout=300, check=False)
     assert got.returncode == 0, got.stderr[-3000:]
     assert json.loads(got.stdout.splitlines()[-1]) == []
+
+
+def test_the_test_runs_warm_up_halves_cover_every_path():
+    first, second = (set(half) for half in WARM_CACHE_HALF_PATHS)
+    assert first | second == set(PATHS) and not first & second
