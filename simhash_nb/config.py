@@ -140,6 +140,9 @@ _DEFAULTS: dict[str, Any] = {
     "progress_min_shingles": 4_000_000,
     # query rows times tables of SimhashIndex.query (~0.5-2 us each);
     "progress_min_probes": 1_000_000,
+    # stored documents a corpus store query searches by their signatures (~0.5 us each
+    # with 200k new ones; simhash_nb._core.pipeline.signatures);
+    "store_progress_rows": 4_000_000,
     # pairs threshold_table counts at every distance (~10 ns each: past the default
     # evaluate_max_brute_pairs, so a bar there is shown only when asked).
     "progress_min_pairs": 200_000_000,

@@ -428,3 +428,37 @@ def oph_sketch(hashes) -> list[int]:
 def agreeing_bins(a: list[int], b: list[int]) -> int:
     """Bins equal in both, or empty (0) in either."""
     return sum(1 for x, y in zip(a, b) if x == y or x == 0 or y == 0)
+
+
+# --- byte MinHash signatures and bands (minhash_bytes) ------------------------------------
+
+
+def mix32(x: int) -> int:
+    """MurmurHash3's 32-bit finaliser."""
+    x ^= x >> 16
+    x = (x * 0x85EBCA6B) & 0xFFFFFFFF
+    x ^= x >> 13
+    x = (x * 0xC2B2AE35) & 0xFFFFFFFF
+    return x ^ (x >> 16)
+
+
+def byte_signature(hashes, salts) -> list[int]:
+    """Value ``p``: the low byte of the least ``mix32(low 32 bits of h ^ salt p)``."""
+    out = []
+    for s in salts:
+        least = min((mix32((int(h) & 0xFFFFFFFF) ^ int(s)) for h in hashes), default=2**32 - 1)
+        out.append(least & 0xFF)
+    return out
+
+
+def band_pairs(new, stored, bands: int, rows: int, least: int) -> list[tuple[int, int]]:
+    """Every ``(i, j)`` whose signatures share the bytes of a band and agree in at least
+    ``least`` values, sorted."""
+    out = []
+    for i, a in enumerate(new):
+        for j, b in enumerate(stored):
+            shared = any(a[x * rows:(x + 1) * rows] == b[x * rows:(x + 1) * rows]
+                         for x in range(bands))
+            if shared and sum(p == q for p, q in zip(a, b, strict=True)) >= least:
+                out.append((i, j))
+    return sorted(out)

@@ -81,7 +81,7 @@ def make(n):
     if op == "near_duplicate_texts":  # the verified path: dense waves, filtered
         batch = texts(n)
         return lambda: sh.near_duplicate_texts(batch, 0.7, tokenizer="word", ngram=1)
-    if op == "corpus_store_query":  # new rows against stored ones: cross waves
+    if op == "corpus_store_query":  # new rows against stored ones: by their signatures
         import atexit, shutil, tempfile
         import pandas as pd
         folder = tempfile.mkdtemp()

@@ -83,7 +83,7 @@ def test_after_prepare_a_first_fingerprint_search_and_store_query_compile_nothin
     assert first["compiled"] == []
     kernels = {sig.split("(")[0] for sig in first["held"]}
     assert {"simhash_nb._kernels.bitsums.fingerprint_chunks",
-            "simhash_nb._kernels.cross_tables.scan_stored"} <= kernels, kernels
+            "simhash_nb._kernels.minhash_bytes.band_pairs"} <= kernels, kernels
     assert sorted(set(first["held"]) - set(prepared["held"])) == []
 
 

@@ -6,7 +6,10 @@ Layout of the folder (format ``simhash_nb.CorpusStore``, version 1)::
     manifest.json          format, version, spec, bits, id type, segments (rows,
                            shingles, CRC-32 and size of each file)
     seg-000000-<token>/    fingerprints.npy (uint64[n, 2]), offsets.npy (int64[n + 1]),
-                           shingles.u64 (uint64), ids.arrow (Arrow IPC, one column)
+                           shingles.u64 (uint64), ids.arrow (Arrow IPC, one column),
+                           sketches.npy (uint64[n]), minhash.u8 (uint8[n, 64]: the
+                           signatures a query searches, see
+                           simhash_nb._core.pipeline.signatures)
 
 An append writes a new segment folder, then replaces ``manifest.json`` (a rename, after
 ``fsync``): a crash leaves the previous manifest, and the store as it was. Appends take
@@ -34,6 +37,7 @@ import pyarrow.compute as pc
 
 from .._core.pipeline import MemoryBudget, Shingler, ShingleStore, fingerprint_batches
 from .._core.pipeline.incremental import Stored, pairs_against
+from .._core.pipeline.signatures import MINHASH
 from .._core.pipeline.store import SHINGLES
 from .._core.spec import FingerprintSpec, SpecMismatchError
 from .._core.verified import check_options
@@ -49,11 +53,15 @@ _FILES = ("fingerprints.npy", "offsets.npy", SHINGLES, "ids.arrow")
 # each document's sketch (the verified path's check before reading shingles): written
 # by every segment since they came; a segment without one is verified without the check
 SKETCHES = "sketches.npy"
+# and its signatures (MINHASH, the search of a query): a segment without them (written
+# before they came) makes a query search the stored fingerprints instead
+_LATER = (SKETCHES, MINHASH)
+_LARGE = (SHINGLES, MINHASH)  # checked in the background of a query (_BackgroundCheck)
 
 
 def _files(seg: dict) -> tuple[str, ...]:
-    """The files of a segment: all of ``_FILES``, and the sketches where it has them."""
-    return _FILES + ((SKETCHES,) if SKETCHES in seg["sizes"] else ())
+    """The files of a segment: all of ``_FILES``, and those of ``_LATER`` it has."""
+    return _FILES + tuple(f for f in _LATER if f in seg["sizes"])
 
 
 def _crc(path: Path, stop: threading.Event | None = None) -> int:
@@ -76,9 +84,9 @@ def _yield_to_the_query() -> None:
 
 
 class _BackgroundCheck:
-    """CRC-32 of the stores' shingle files in a thread (reading and ``zlib.crc32``
-    release the GIL) at the lowest priority (:func:`_yield_to_the_query`), while the
-    query fingerprints and searches; :meth:`result` raises for a damaged file,
+    """CRC-32 of the stores' shingle and signature files in a thread (reading and
+    ``zlib.crc32`` release the GIL) at the lowest priority (:func:`_yield_to_the_query`),
+    while the query fingerprints and searches; :meth:`result` raises for a damaged file,
     :meth:`stop` abandons the check."""
 
     def __init__(self, store: CorpusStore):
@@ -91,7 +99,8 @@ class _BackgroundCheck:
         _yield_to_the_query()
         try:
             for seg in store.manifest["segments"]:
-                store.check_segment(seg, (SHINGLES,), self._stop)
+                store.check_segment(seg, tuple(f for f in _files(seg) if f in _LARGE),
+                                    self._stop)
         except BaseException as e:  # noqa: BLE001 (re-raised by result())
             self._error = e
 
@@ -200,7 +209,7 @@ class CorpusStore:
                              f"not supported (this library reads version {VERSION})")
         store = cls(path, manifest)
         for seg in manifest["segments"]:
-            store.check_segment(seg, tuple(f for f in _files(seg) if f != SHINGLES))
+            store.check_segment(seg, tuple(f for f in _files(seg) if f not in _LARGE))
         return store
 
     def verify(self) -> None:
@@ -270,7 +279,7 @@ class CorpusStore:
             sketches = (np.load(folder / SKETCHES, allow_pickle=False)
                         if SKETCHES in seg["sizes"] else None)
             segments.append((start, ShingleStore.open(folder, offsets, verify_bytes,
-                                                      sketches)))
+                                                      sketches, MINHASH in seg["sizes"])))
             start += seg["rows"]
         w = np.concatenate(words) if words else np.empty((0, self.bits // 64), np.uint64)
         return Stored(w, segments)
@@ -396,7 +405,8 @@ random_state, max_pairs, n_jobs, progress
                     id_parts.append(ids)
                 yield texts
 
-        new = ShingleStore(budget.shingle_bytes, budget.verify_bytes, tmp_dir, folder=staging)
+        new = ShingleStore(budget.shingle_bytes, budget.verify_bytes, tmp_dir, folder=staging,
+                           signed=True)
         with reading_bar(src, progress) as bar:
             words = fingerprint_batches(batches(), shingler, new, budget, missing="empty",
                                         n_jobs=n_jobs,
@@ -449,13 +459,14 @@ random_state, max_pairs, n_jobs, progress
         np.save(staging / "fingerprints.npy", words, allow_pickle=False)
         np.save(staging / "offsets.npy", new.offsets, allow_pickle=False)
         np.save(staging / SKETCHES, new.sketches, allow_pickle=False)
-        if not (staging / SHINGLES).exists():
-            (staging / SHINGLES).write_bytes(b"")
+        for name in (SHINGLES, MINHASH):
+            if not (staging / name).exists():
+                (staging / name).write_bytes(b"")
         table = pa.table({"id": ids})
         with pa.OSFile(str(staging / "ids.arrow"), "wb") as sink, \
                 pa.ipc.new_file(sink, table.schema) as w:
             w.write_table(table)
-        files = (*_FILES, SKETCHES)
+        files = (*_FILES, *_LATER)
         for name in files:
             with open(staging / name, "rb") as f:
                 os.fsync(f.fileno())

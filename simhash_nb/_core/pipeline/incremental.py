@@ -12,6 +12,7 @@ import numpy as np
 from ...config import config
 from ..candidates import candidate_design, cross_design
 from ..parallel import run_ahead, threads
+from ..progress import progress_bar, show_progress
 from ..search.api import candidate_waves
 from ..search.cross import cross_waves
 from ..search.engine import TooManyPairsError, check_max_pairs, design_family, pair_order
@@ -19,6 +20,7 @@ from ..search.groups import group_identical
 from ..search.options import SearchOptions
 from .budget import MemoryBudget
 from .run import VerifiedPairs
+from .signatures import band_design, band_pairs
 from .stages import choose_k, verify_wave, worth_verifying
 from .store import ShingleStore
 
@@ -40,6 +42,11 @@ class Stored:
     @property
     def shingles(self) -> int:
         return sum(s.total for _, s in self.segments)
+
+    @property
+    def signed(self) -> bool:
+        """Whether every segment has its documents' signatures (:mod:`.signatures`)."""
+        return all(s.signatures is not None for _, s in self.segments)
 
 
 def _options(stored: Stored, new_words: np.ndarray, new_shingles: int, threshold: float,
@@ -89,7 +96,8 @@ def pairs_against(stored: Stored, new: ShingleStore, new_words: np.ndarray, thre
                        random_state, max_pairs, progress)
     parts, kept = [], 0
     with threads(n_jobs):
-        waves = _waves(stored, new_words, threshold, recall, k, opts, random_state, n_jobs)
+        waves = _waves(stored, new, new_words, threshold, recall, k, opts, random_state,
+                       n_jobs)
         for across, (i, j, d) in run_ahead(waves) if config["search_ahead"] else waves:
             if across:
                 part = _verify_cross(new, stored, i, j, d, threshold)
@@ -107,14 +115,19 @@ def pairs_against(stored: Stored, new: ShingleStore, new_words: np.ndarray, thre
     return VerifiedPairs(i[order], j[order], d[order], sims[order], n, k)
 
 
-def _waves(stored: Stored, new_words: np.ndarray, threshold: float, recall: float, k: int,
-           opts: SearchOptions, random_state, n_jobs):
+def _waves(stored: Stored, new: ShingleStore, new_words: np.ndarray, threshold: float,
+           recall: float, k: int, opts: SearchOptions, random_state, n_jobs):
     """``(across, (i, j, d))``: the candidates among the new rows (``across`` False),
-    then those of new rows against stored ones (stored rows scanned, not sorted)."""
+    then those of new rows against stored ones: by the documents' signatures where
+    the store has them and a band design reaches the recall (:mod:`.signatures`),
+    else by the fingerprints (stored rows scanned, not sorted)."""
     with threads(n_jobs):
         for wave in candidate_waves(new_words, opts):
             yield False, wave
-        if stored.n:
+        design = band_design(threshold, recall)
+        if stored.n and design is not None and stored.signed and new.signatures is not None:
+            yield from _band_waves(stored, new, new_words, design, opts.progress)
+        elif stored.n:
             cross = cross_design(stored.n, new_words.shape[0], threshold,
                                  64 * new_words.shape[1], recall, k=k)
             family = design_family(cross, k, random_state)
@@ -122,6 +135,21 @@ def _waves(stored: Stored, new_words: np.ndarray, threshold: float, recall: floa
                 for wave in cross_waves(new_words, stored.words, family, k, progress=bar,
                                         memory_bytes=opts.memory_bytes):
                     yield True, wave
+
+
+def _band_waves(stored: Stored, new: ShingleStore, new_words: np.ndarray, design,
+                progress):
+    """The pairs across new and stored rows that share a band of their signatures,
+    with their distances, a slice of stored rows at a time."""
+    sigs = new.signatures.read(0, new.n)
+    show = show_progress(progress, stored.n, config["store_progress_rows"])
+    with progress_bar(show, stored.n, desc="searching the store", unit="doc",
+                      unit_scale=True) as advance:
+        for start, seg in stored.segments:
+            for i, j in band_pairs(sigs, seg.signatures.read, seg.n, design, advance):
+                j = j + start
+                d = np.bitwise_count(new_words[i] ^ stored.words[j]).sum(axis=1)
+                yield True, (i, j, d.astype(np.uint8))
 
 
 def _count(kept: int, part, limit: int, threshold: float) -> int:

@@ -24,18 +24,21 @@ from ..parallel import deferred_interrupt
 __all__ = ["least_agreeing", "sketch", "sketches_agree"]
 
 
-def least_agreeing(threshold: float, miss: float | None = None) -> int:
-    """The fewest agreeing bins (of 16) that a candidate needs at Jaccard ``threshold``:
-    a pair at the threshold agrees in fewer with probability at most ``miss`` (default
+def least_agreeing(threshold: float, miss: float | None = None, bins: int = _sk.BINS) -> int:
+    """The fewest agreeing bins (of ``bins``, each agreeing with probability at least
+    the Jaccard) that a candidate needs at Jaccard ``threshold``: a pair at the threshold
+    agrees in fewer with probability at most ``miss`` (default
     ``config["verify_sketch_miss"]``); 0 keeps every candidate.
 
     Examples
     --------
     >>> least_agreeing(0.7), least_agreeing(0.9), least_agreeing(0.3), least_agreeing(0.7, 0)
     (4, 9, 0, 0)
+    >>> least_agreeing(0.7, bins=64)
+    31
     """
     miss = float(config["verify_sketch_miss"] if miss is None else miss)
-    n, least, below = _sk.BINS, 0, 0.0
+    n, least, below = int(bins), 0, 0.0
     while least < n:
         below += math.comb(n, least) * threshold**least * (1 - threshold) ** (n - least)
         if below > miss:  # P(count <= least) is past the miss: keep from least on

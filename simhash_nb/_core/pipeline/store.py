@@ -24,6 +24,7 @@ from ..._kernels.prange import PRANGE_ONLY
 from ..._kernels.verify_blocks import block_ends
 from ..arrays import sorted_unique
 from ..parallel import deferred_interrupt
+from .signatures import MINHASH, SignatureColumn
 from .sketches import sketch
 
 __all__ = ["SHINGLES", "ShingleStore"]
@@ -79,6 +80,9 @@ class ShingleStore:
     folder : str, optional
         Instead, spill every shingle (whatever ``memory_bytes``) into this existing
         folder, and keep it on close (a corpus store's segment).
+    signed : bool, default False
+        Also keep each document's byte MinHash signature (:mod:`.signatures`; in
+        ``folder``, if given, as ``minhash.u8``): what a corpus store is searched by.
 
     Examples
     --------
@@ -90,7 +94,8 @@ class ShingleStore:
     (True, [0.5])
     """
 
-    def __init__(self, memory_bytes: int, verify_bytes: int, tmp_dir=None, folder=None):
+    def __init__(self, memory_bytes: int, verify_bytes: int, tmp_dir=None, folder=None, *,
+                 signed: bool = False):
         self.memory_bytes = -1 if folder is not None else int(memory_bytes)
         self.verify_bytes = int(verify_bytes)
         self.tmp_dir = tmp_dir
@@ -112,6 +117,10 @@ class ShingleStore:
         self._next_block = 1
         self._sketch_parts: list[np.ndarray] = []
         self.sketches: np.ndarray | None = None  # each document's (pipeline.sketches)
+        self.signatures: SignatureColumn | None = None
+        if signed:
+            self.signatures = SignatureColumn(
+                None if folder is None else os.path.join(self.folder, MINHASH))
 
     # --- writing -------------------------------------------------------------------
     @property
@@ -127,6 +136,8 @@ class ShingleStore:
         """Add a batch: ``hashes[indptr[d]:indptr[d + 1]]`` are document ``d``'s."""
         used = hashes[: int(indptr[-1])]
         self._sketch_parts.append(sketch(indptr, used))
+        if self.signatures is not None:
+            self.signatures.append(indptr, used)
         self._ends.append(np.asarray(indptr[1:], dtype=np.int64) + self.total)
         self.total += int(used.shape[0])
         if self._file is None and self._held + used.nbytes > self.memory_bytes:
@@ -167,6 +178,8 @@ class ShingleStore:
         self.sketches = (np.concatenate(self._sketch_parts) if self._sketch_parts else
                          np.empty(0, np.uint64))
         self._sketch_parts = []
+        if self.signatures is not None:
+            self.signatures.seal()
         if self._file is None:  # the batches' arrays stay as they are: no copy
             start = 0
             for chunk, docs in zip(self._chunks, self._chunk_docs, strict=True):
@@ -186,10 +199,10 @@ class ShingleStore:
 
     @classmethod
     def open(cls, folder, offsets: np.ndarray, verify_bytes: int,
-             sketches: np.ndarray | None = None) -> ShingleStore:
+             sketches: np.ndarray | None = None, signed: bool = False) -> ShingleStore:
         """The sealed store of a folder that a store with ``folder=`` wrote (its
-        ``offsets`` and its documents' ``sketches``, if known, kept apart); the folder
-        stays on close."""
+        ``offsets`` and its documents' ``sketches``, if known, kept apart; ``signed``:
+        it has their signatures); the folder stays on close."""
         store = cls(0, verify_bytes, folder=folder)
         store.sketches = sketches
         store.offsets = np.asarray(offsets, dtype=np.int64)
@@ -199,6 +212,9 @@ class ShingleStore:
         if os.path.getsize(path) != store.total * _ITEM:
             raise ValueError(f"{path} holds {os.path.getsize(path):,} bytes, not the "
                              f"{store.total * _ITEM:,} its offsets name")
+        if signed:
+            store.signatures = SignatureColumn.open(os.path.join(store.folder, MINHASH),
+                                                    store.offsets.shape[0] - 1)
         store._fd = os.open(path, os.O_RDONLY)
         return store
 
@@ -408,6 +424,8 @@ class ShingleStore:
         if self._file is not None:
             self._file.close()
             self._file = None
+        if self.signatures is not None:
+            self.signatures.close()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1

@@ -24,9 +24,10 @@ class Pace:
     1000
     """
 
-    def __init__(self, first: int, seconds: float = SLICE_SECONDS):
+    def __init__(self, first: int, seconds: float = SLICE_SECONDS, most: int | None = None):
         self.size = max(1, int(first))
         self.seconds = seconds
+        self.most = most  # units a call, at most (memory the call's input takes)
 
     def ranges(self, n: int) -> Iterator[tuple[int, int]]:
         """Ranges ``[lo, hi)`` covering ``[0, n)`` in order, each timed (the caller's
@@ -45,4 +46,4 @@ class Pace:
         """Size the next call from ``done`` units of work that took ``took`` seconds:
         about ``seconds`` of it, at most four times the present size."""
         fit = done * self.seconds / max(took, 1e-6)
-        self.size = int(max(1, min(4 * self.size, fit)))
+        self.size = int(max(1, min(4 * self.size, fit, self.most or fit)))
