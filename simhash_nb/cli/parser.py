@@ -156,8 +156,8 @@ def _add_k(p) -> None:
     if p.prog.endswith("pairs"):
         v.add_argument("--save", default=None, metavar="STORE",
                        help="also write a corpus store of the inputs (fingerprints, ids, "
-                            "shingles) to check later data against; with --against STORE, "
-                            "append the inputs to it")
+                            "MinHash signatures, shingles) to check later data against; "
+                            "with --against STORE, append the inputs to it")
         v.add_argument("--against", default=None, metavar="STORE",
                        help="pairs among the inputs and between them and the documents of "
                             "this corpus store (made by --save)")

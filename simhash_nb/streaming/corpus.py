@@ -124,11 +124,14 @@ def _fsync_write(path: Path, text: str) -> None:
 
 
 class CorpusStore:
-    """Fingerprints, ids and shingles of a corpus, to check new documents against it.
+    """Fingerprints, ids, shingles and MinHash signatures of a corpus, to check new
+    documents against it.
 
     Make one with :meth:`create`, fill it with :meth:`add` (or :meth:`query` with
     ``add=True``); open it later with :meth:`open`. The spec (shingles, bits) is fixed
-    when it is created; a query with other options is refused.
+    when it is created; a query with other options is refused. A query finds stored
+    candidates by the documents' MinHash bands (64 bytes a document; a store written
+    before them, by the fingerprints), and verifies each exactly.
 
     Parameters
     ----------

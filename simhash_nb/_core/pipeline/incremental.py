@@ -1,6 +1,8 @@
 """The verified path for new documents against a stored corpus: the pairs among the new
-documents and between new and stored ones, the same (up to hash collisions of the
-sorted table keys) that one run over stored + new documents would find."""
+documents (the fingerprint search at the ``k`` of one run over stored + new documents)
+and between new and stored ones (by the documents' MinHash bands where the store has
+their signatures, :mod:`.signatures`; else by the fingerprints), each verified exactly:
+the pairs one run over all documents finds, up to the recall of each search."""
 
 from __future__ import annotations
 
