@@ -26,13 +26,13 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check simhash_nb tests benchmarks tools
 
-# One pytest process by default. `make test PYTEST_WORKERS="-n 2 --dist loadgroup"` runs two
-# pytest-xdist workers (the Dask cluster's tests all in one of them: tests/conftest.py):
-# 4-5 min instead of 5.5-6 on two warm cores. Not the default: on a fresh clone (CI) it
-# gained little (7:27 against 7:45, with 115 s more CPU: it waits for the kernels' compile,
-# then each worker compiles what sh.prepare does not), and the signal tests' latencies then
-# include the other worker's load.
-PYTEST_WORKERS ?=
+# Two pytest-xdist workers (the Dask cluster's tests all in one of them: tests/conftest.py);
+# on a cold Numba cache (a fresh clone) two processes first compile sh.prepare's paths, half
+# each (tests/early.py). Measured on a fresh clone with uv's and pip's caches empty, two
+# cores: 4:53 and 5:00 (CPU 547 and 556 s), against 5:27 (CPU 485 s) in one process, the
+# same day. `make test PYTEST_WORKERS=` runs one pytest process (its signal tests' latencies
+# then do not include another worker's load).
+PYTEST_WORKERS ?= -n 2 --dist loadgroup
 
 # The docs build (any Sphinx warning fails it) runs beside the tests: the tests that read
 # the site it builds (tests/test_docs.py, tests/test_notebooks.py) run last, wait for it and
