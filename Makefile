@@ -34,10 +34,13 @@ lint: $(STAMP)
 # then do not include another worker's load).
 PYTEST_WORKERS ?= -n 2 --dist loadgroup
 
+# On a cold Numba cache (a fresh clone) the kernels are compiled first, in two processes
+# (tests/early.py; nothing on a warm cache), so that no later process compiles one again.
 # The docs build (any Sphinx warning fails it) runs beside the tests: the tests that read
 # the site it builds (tests/test_docs.py, tests/test_notebooks.py) run last, wait for it and
 # fail with its log (docs/_build/log) if it failed (tests/conftest.py, docs_build)
 test: $(STAMP) lint
+	$(BIN)/python -m tests.early
 	@mkdir -p docs/_build && rm -f docs/_build/status
 	($(BIN)/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html > docs/_build/log 2>&1; \
 	 echo $$? > docs/_build/status) & \

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.early import WARM_CACHE, WARM_CACHE_HALVES, Early
+from tests.early import WARM_CACHE, WARM_CACHE_HALVES, Early, cold_kernel_cache
 
 settings.register_profile(
     "default",
@@ -78,17 +78,6 @@ def docs_build():
     log = status.with_name("log")
     assert status.read_text().strip() == "0", \
         f"the docs build failed:\n{log.read_text(errors='replace')[-6000:]}"
-
-
-_KERNELS = pathlib.Path(__file__).resolve().parents[1] / "simhash_nb" / "_kernels"
-
-
-def cold_kernel_cache() -> bool:
-    """Whether the package's kernels have no entry in Numba's default cache yet (the
-    ``__pycache__`` beside their source; not asked when ``NUMBA_CACHE_DIR`` moves it)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return False
-    return not any((_KERNELS / "__pycache__").glob("*.nbi"))
 
 
 def xdist_worker() -> bool:

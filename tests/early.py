@@ -105,6 +105,40 @@ WARM_CACHE_HALVES = tuple(Early(f"import simhash_nb as sh; sh.prepare(paths={pat
                           for paths in WARM_CACHE_HALF_PATHS)
 
 
+_KERNELS = pathlib.Path(__file__).resolve().parents[1] / "simhash_nb" / "_kernels"
+
+
+def cold_kernel_cache() -> bool:
+    """Whether the package's kernels have no entry in Numba's default cache yet (the
+    ``__pycache__`` beside their source; not asked when ``NUMBA_CACHE_DIR`` moves it)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return False
+    return not any((_KERNELS / "__pycache__").glob("*.nbi"))
+
+
+def warm_up_in_halves() -> int:
+    """Compile sh.prepare's paths in two processes, half each, and wait for both: what
+    ``make test`` runs on a cold cache before the docs build and the tests start, so that
+    none of their processes (the notebooks' kernels, the workers, the CLI tests') compiles
+    a kernel that ``sh.prepare`` compiles. The exit status: 0, or 1 with the error."""
+    if not cold_kernel_cache():
+        return 0
+    print("A cold Numba cache: compiling the kernels (sh.prepare, in two processes)",
+          file=sys.stderr, flush=True)
+    for process in WARM_CACHE_HALVES:
+        process.start()
+    try:
+        for process in WARM_CACHE_HALVES:
+            done = process.result()
+            if done.returncode != 0:
+                print(done.stderr[-3000:], file=sys.stderr)
+                return 1
+    finally:
+        for process in WARM_CACHE_HALVES:
+            process.close()
+    return 0
+
+
 def wait_for_warm_up() -> None:
     """Wait for the processes that compile the kernels into the shared cache, where this
     session started them (a cold cache); return at once otherwise."""
@@ -112,3 +146,7 @@ def wait_for_warm_up() -> None:
         if process.running_or_done:
             done = process.result()
             assert done.returncode == 0, done.stderr[-3000:]
+
+
+if __name__ == "__main__":
+    sys.exit(warm_up_in_halves())
