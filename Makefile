@@ -29,9 +29,9 @@ lint: $(STAMP)
 # Two pytest-xdist workers (the Dask cluster's tests all in one of them: tests/conftest.py);
 # on a cold Numba cache (a fresh clone) two processes first compile sh.prepare's paths, half
 # each (tests/early.py). Measured on a fresh clone with uv's and pip's caches empty, two
-# cores: 4:53 and 5:00 (CPU 547 and 556 s), against 5:27 (CPU 485 s) in one process, the
-# same day. `make test PYTEST_WORKERS=` runs one pytest process (its signal tests' latencies
-# then do not include another worker's load).
+# cores: 4:47-5:22 in four runs (CPU 542-608 s), against 5:27 (CPU 485 s) in one process,
+# the same day. `make test PYTEST_WORKERS=` runs one pytest process (its signal tests'
+# latencies then do not include another worker's load).
 PYTEST_WORKERS ?= -n 2 --dist loadgroup
 
 # On a cold Numba cache (a fresh clone) the kernels are compiled first, in two processes
