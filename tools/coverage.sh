@@ -11,8 +11,7 @@ PY=${PY:-.venv/bin/python}
 LIMIT=${LIMIT:-240}
 FILES=${FILES:-"test_xxh64 test_lanes test_jitless test_sort_kernel test_groups test_hamming
   test_jaccard test_normalize test_candidates test_windows test_index test_clusters
-  test_fused_features test_search test_search_large_k test_fingerprint test_verified
-  test_sketches test_signatures"}
+  test_fused_features test_search test_search_large_k test_fingerprint test_verified"}
 rm -f .coverage .coverage.*
 COVERAGE_FILE=.coverage.jit "$PY" -m pytest -q -p no:cacheprovider --cov=simhash_nb \
   --cov-report= || exit 1
