@@ -109,13 +109,13 @@ def index_bands(sigs, bands, rows, hash_bits, keys, starts, members, seen):
 
 @njit(parallel=PRANGE_ONLY, cache=True, nogil=True)
 def band_pairs(stored, stored_words, new_words, keys, starts, members, seen, bands, rows,
-               hash_bits, least, chunks, base, room, left, right, counts):
+               hash_bits, least, chunks, cap, left, right, agree, counts):
     """Pairs ``(new row, stored row)`` of signatures that share a band key (``keys``,
-    ``starts``, ``members``, ``seen``: :func:`index_bands` of the new ones) and agree in at least
-    ``least`` values, each once (from the first band they share). Stored rows are cut
-    into ``chunks`` tasks; task ``t`` writes at most ``room[t]`` pairs from ``base[t]``
-    of ``left`` / ``right`` and counts all of its own in ``counts[t]`` (a count above
-    ``room[t]``: run the task again with more)."""
+    ``starts``, ``members``, ``seen``: :func:`index_bands` of the new ones) and agree in
+    at least ``least`` values (``agree``), each once (from the first band they share).
+    Stored rows are cut into ``chunks`` tasks; task ``t`` writes at most ``cap`` pairs
+    from ``t * cap`` of ``left``, ``right``, ``agree`` and counts all of its own in
+    ``counts[t]`` (a count above ``cap``: run again with more room)."""
     n = stored.shape[0]
     for t in prange(chunks):
         lo = n * t // chunks
@@ -137,10 +137,14 @@ def band_pairs(stored, stored_words, new_words, keys, starts, members, seen, ban
                         if keys[e, i] == _key(stored, j, e, rows):
                             first = False
                             break
-                    if first and agreeing_values(new_words, i, stored_words, j) >= least:
-                        if c < room[t]:
-                            left[base[t] + c] = i
-                            right[base[t] + c] = j
+                    if not first:
+                        continue
+                    same = agreeing_values(new_words, i, stored_words, j)
+                    if same >= least:
+                        if c < cap:
+                            left[t * cap + c] = i
+                            right[t * cap + c] = j
+                            agree[t * cap + c] = same
                         c += 1
         counts[t] = c
     return counts

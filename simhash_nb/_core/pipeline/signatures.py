@@ -28,7 +28,7 @@ import numpy as np
 
 from ..._kernels import minhash_bytes as _mb
 from ...config import config
-from ..parallel import SLICE_SECONDS, check_cancelled, deferred_interrupt
+from ..parallel import SLICE_SECONDS, check_cancelled, deferred_interrupt, task_pairs
 from ..search.pace import Pace
 from .sketches import least_agreeing
 
@@ -182,6 +182,47 @@ def band_design(threshold: float, recall: float) -> BandDesign | None:
     return None
 
 
+@dataclasses.dataclass
+class _BandIndex:
+    """The new signatures indexed by each band's key (:func:`_mb.index_bands`)."""
+
+    words: np.ndarray  # the signatures as uint64[m, WIDTH // 8]
+    keys: np.ndarray
+    starts: np.ndarray
+    members: np.ndarray
+    seen: np.ndarray
+    hash_bits: int
+
+    @classmethod
+    def make(cls, new: np.ndarray, design: BandDesign) -> _BandIndex:
+        m = new.shape[0]
+        hash_bits = max(1, (m - 1).bit_length())
+        index = cls(new.view(np.uint64), np.empty((design.bands, m), dtype=np.uint64),
+                    np.empty((design.bands, (1 << hash_bits) + 1), dtype=np.int32),
+                    np.empty((design.bands, m), dtype=np.int32),
+                    np.empty((design.bands, max(1, (1 << (hash_bits + 3)) // 64)),
+                             dtype=np.uint64), hash_bits)
+        with deferred_interrupt():
+            _mb.index_bands(new, design.bands, design.rows, hash_bits, index.keys,
+                            index.starts, index.members, index.seen)
+        return index
+
+    def pairs(self, rows: np.ndarray, design: BandDesign, cap: int):
+        """``(i, j, agreeing values, counts)`` of stored ``rows``, four tasks a thread,
+        task ``t`` at ``t * cap`` (:func:`~simhash_nb._core.parallel.task_pairs`)."""
+        chunks = int(max(1, min(4 * numba.get_num_threads(), rows.shape[0] // 1024)))
+        left = np.empty(chunks * cap, dtype=np.int64)
+        right = np.empty(chunks * cap, dtype=np.int64)
+        agree = np.empty(chunks * cap, dtype=np.int64)
+        counts = np.zeros(chunks, dtype=np.int64)
+        with deferred_interrupt():  # Ctrl-C waits for the slice (see deferred_interrupt)
+            _mb.band_pairs(rows, rows.view(np.uint64), self.words, self.keys, self.starts,
+                           self.members, self.seen, design.bands, design.rows,
+                           self.hash_bits, design.least, chunks, cap, left, right, agree,
+                           counts)
+        return left, right, agree, counts
+
+
 def band_pairs(new: np.ndarray, stored, n_stored: int, design: BandDesign, progress=None):
     """Pairs ``(i, j)`` of a new signature ``new[i]`` and a stored one (row ``j`` of
     ``stored(lo, hi)``, which returns rows ``lo..hi - 1``) that share a band and agree
@@ -197,57 +238,21 @@ def band_pairs(new: np.ndarray, stored, n_stored: int, design: BandDesign, progr
     >>> sorted((int(i), int(j)) for a, b in got for i, j in zip(a, b))
     [(0, 0), (0, 1)]
     """
-    m = new.shape[0]
-    if m == 0 or n_stored == 0:
+    if new.shape[0] == 0 or n_stored == 0:
         return
-    hash_bits = max(1, (m - 1).bit_length())
-    keys = np.empty((design.bands, m), dtype=np.uint64)
-    starts = np.empty((design.bands, (1 << hash_bits) + 1), dtype=np.int32)
-    members = np.empty((design.bands, m), dtype=np.int32)
-    seen = np.empty((design.bands, max(1, (1 << (hash_bits + 3)) // 64)), dtype=np.uint64)
-    with deferred_interrupt():
-        _mb.index_bands(new, design.bands, design.rows, hash_bits, keys, starts, members,
-                        seen)
-    new_words = new.view(np.uint64)
+    index = _BandIndex.make(new, design)
     cap = int(config["pairs_initial_capacity"])
     pace = Pace(_FIRST_ROWS, SLICE_SECONDS, _MOST_ROWS)
     for lo, hi in pace.ranges(n_stored):
         check_cancelled()  # a run_ahead producer whose caller stopped ends here
         rows = np.ascontiguousarray(stored(lo, hi), dtype=np.uint8)
-        i, j, cap = _pairs_of(rows, new_words, keys, starts, members, seen, design, hash_bits, cap)
+        out = index.pairs(rows, design, cap)
+        most = int(out[3].max(initial=0))
+        if most > cap:  # a task overflowed: the slice again, with room for all
+            cap = most
+            out = index.pairs(rows, design, cap)
+        i, j, _ = task_pairs(*out, cap)
         if i.shape[0]:
             yield i, j + lo
         if progress is not None:
             progress(hi - lo)
-
-
-def _pairs_of(rows, new_words, keys, starts, members, seen, design, hash_bits, cap):
-    """The pairs of one slice of stored rows: four tasks a thread; a task over ``cap``
-    pairs runs again with room for all. Returns ``(i, j, cap for the next slice)``."""
-    chunks = int(max(1, min(4 * numba.get_num_threads(), rows.shape[0] // 1024)))
-    base = np.arange(chunks, dtype=np.int64) * cap
-    room = np.full(chunks, cap, dtype=np.int64)
-    left, right, counts = _run(rows, new_words, keys, starts, members, seen, design,
-                               hash_bits, chunks, base, room)
-    if (counts > room).any():  # rare: room for every task's count, and all again
-        room = counts.copy()
-        base = np.concatenate([[0], np.cumsum(room)[:-1]]).astype(np.int64)
-        left, right, counts = _run(rows, new_words, keys, starts, members, seen, design,
-                                   hash_bits, chunks, base, room)
-    take = np.concatenate([np.arange(b, b + c) for b, c in
-                           zip(base.tolist(), counts.tolist(), strict=True)])
-    cap = max(cap, int(1.25 * counts.max(initial=0)))
-    return left[take].astype(np.int64), right[take], cap
-
-
-def _run(rows, new_words, keys, starts, members, seen, design, hash_bits, chunks, base,
-         room):
-    size = int((base + room).max(initial=0))
-    left = np.empty(size, dtype=np.int64)
-    right = np.empty(size, dtype=np.int64)
-    counts = np.zeros(chunks, dtype=np.int64)
-    with deferred_interrupt():  # Ctrl-C waits for the slice (see deferred_interrupt)
-        _mb.band_pairs(rows, rows.view(np.uint64), new_words, keys, starts, members, seen,
-                       design.bands, design.rows, hash_bits, design.least, chunks, base,
-                       room, left, right, counts)
-    return left, right, counts
