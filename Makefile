@@ -33,6 +33,9 @@ lint: $(STAMP)
 # the same day. `make test PYTEST_WORKERS=` runs one pytest process (its signal tests'
 # latencies then do not include another worker's load).
 PYTEST_WORKERS ?= -n 2 --dist loadgroup
+# Numba's OpenMP threads sleep between kernels instead of spinning, as the test processes
+# and the docs build share two cores (tests/conftest.py)
+test: export OMP_WAIT_POLICY ?= PASSIVE
 
 # On a cold Numba cache (a fresh clone) the kernels are compiled first, in two processes
 # (tests/early.py; nothing on a warm cache), so that no later process compiles one again.
