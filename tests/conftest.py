@@ -1,5 +1,6 @@
 import os
 import pathlib
+import signal
 import sys
 import time
 
@@ -17,6 +18,14 @@ from tests.early import WARM_CACHE, WARM_CACHE_HALVES, Early, cold_kernel_cache
 # OpenMP reads it when it is loaded), for this process and every process it starts;
 # `make test` sets it for the docs build too.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+# A shell starts a background job (`make test &`, a CI step run with `&`) with SIGINT
+# ignored, and every process it starts inherits that: the Ctrl-C tests' children would
+# then never see the SIGINT they are sent (a test that waits for it hangs). The session
+# takes Python's default handler back, so the processes it starts get SIGINT's default
+# action; the tests that start a child with SIGINT ignored set that themselves.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile(
     "default",

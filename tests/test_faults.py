@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import importlib
 import os
+import queue
 import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numba
@@ -46,6 +48,27 @@ for trial in range(int(sys.argv[1])):
 """
 
 
+def _lines(p: subprocess.Popen) -> queue.Queue:
+    """The child's lines of output, stripped, as a thread reads them (no line is left
+    unseen in a buffer, as it could be behind ``select`` when two come at once)."""
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for line in p.stdout:
+            lines.put(line.strip())
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def _line(lines: queue.Queue, seconds: float) -> str | None:
+    """The next line, or None if none comes within ``seconds``."""
+    try:
+        return lines.get(timeout=seconds)
+    except queue.Empty:
+        return None
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 @pytest.mark.parametrize("work", ["text", "search"])
@@ -56,16 +79,19 @@ def test_ctrl_c_during_kernels_raises_keyboard_interrupt(work):
                          stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True,
                          env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+    lines = _lines(p)
     try:
-        for _ in range(trials):
-            assert p.stdout.readline().strip() == "ready"
+        for trial in range(trials):
+            assert _line(lines, 120) == "ready"
             time.sleep(rng.uniform(0.05, 1.5))
             p.send_signal(signal.SIGINT)
-            line = p.stdout.readline().strip()
+            line = _line(lines, 30)
+            assert line is not None, f"trial {trial}: no KeyboardInterrupt within 30 s"
             if line != "interrupted":  # a SystemError or a crash instead of KeyboardInterrupt
                 p.wait(timeout=60)
                 pytest.fail(f"rc {p.returncode}: {p.stderr.read()[-2000:]}")
-        _, err = p.communicate(timeout=60)
+        p.wait(timeout=60)
+        err = p.stderr.read()
     finally:
         p.kill()
     assert p.returncode == 0, err[-2000:]
