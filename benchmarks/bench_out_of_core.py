@@ -452,8 +452,23 @@ def _fmt_s(x) -> str:
     return "-" if x is None else (f"{x:.2f}" if x < 10 else f"{x:.1f}" if x < 100 else f"{x:.0f}")
 
 
+def _gb(mb: float) -> float:
+    """MiB (``/usr/bin/time``'s kibibytes / 1024) as GB of 10^9 bytes: the unit of
+    ``--memory-limit 1GB``, so that a peak reads against the limit as it is."""
+    return mb * 2**20 / 1e9
+
+
 def _fmt_gb(mb) -> str:
-    return "-" if mb is None else f"{mb / 1024:.2f}"
+    return "-" if mb is None else f"{_gb(mb):.2f}"
+
+
+def _of_limit(r: dict, limit: str) -> str:
+    """A streaming run's peak as a share of its memory limit (the limit as parsed)."""
+    from simhash_nb._core.pipeline.budget import parse_size
+
+    if not r.get("peak_rss_mb"):
+        return ""
+    return f"peak {r['peak_rss_mb'] * 2**20 / parse_size(limit):.0%} of the limit"
 
 
 def _fmt_p(x) -> str:
@@ -483,6 +498,8 @@ def report(res: dict) -> str:
                 note = f"{r['time_vs_in_memory']:.2f}x in-memory time"
             if r.get("agreement_with_in_memory") is not None:
                 note += f"; pairs agree {r['agreement_with_in_memory']:.3f} with in-memory"
+            if name in ("streaming", "incremental"):
+                note = "; ".join(x for x in (note, _of_limit(r, res["memory_limit"])) if x)
             rows.append([f"{int(n):,} ({mb:,.0f} MB)", label, _fmt_s(r.get("wall_s")),
                          _fmt_gb(r.get("peak_rss_mb")), _fmt_p(r.get("f1")),
                          _fmt_p(r.get("precision")), _fmt_p(r.get("recall")), note])
@@ -494,7 +511,8 @@ def report(res: dict) -> str:
             f"{res['threshold']} from parquet shards; streaming with `--memory-limit "
             f"{res['memory_limit']}`. Seconds: wall time of the whole process (one run"
             f"{'; the incremental query: the median of three' if median else ''}); "
-            "peak RSS: `/usr/bin/time -v`. F1 against the exact truth "
+            "peak RSS: `/usr/bin/time -v`, in GB of 10^9 bytes (the unit of "
+            "`--memory-limit`). F1 against the exact truth "
             "(`benchmarks/ooc_corpus.py`). Plot: "
             "[out_of_core.png](benchmarks/results/out_of_core.png).")
     if res.get("quick"):
@@ -509,6 +527,8 @@ def plot(res: dict, path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from simhash_nb._core.pipeline.budget import parse_size
+
     sizes = list(res["sizes"])
     fig, axes = plt.subplots(len(sizes), 2, figsize=(11, 3.2 + 2.6 * len(sizes)),
                              squeeze=False)
@@ -519,7 +539,7 @@ def plot(res: dict, path) -> None:
         labels = [LABELS.get(k, k) for k in names]
         y = np.arange(len(names))
         secs = [sr["runs"][k]["wall_s"] for k in names]
-        rss = [sr["runs"][k].get("peak_rss_mb", 0) / 1024 for k in names]
+        rss = [_gb(sr["runs"][k].get("peak_rss_mb", 0)) for k in names]
         row[0].barh(y, secs, color=colours)
         row[1].barh(y, rss, color=colours)
         for k, yy, s in zip(names, y, secs):
@@ -535,7 +555,9 @@ def plot(res: dict, path) -> None:
             ax.margins(x=0.35)
         mb = sr["corpus"]["bytes"] / 1e6
         row[0].set_title(f"{int(n):,} documents ({mb:,.0f} MB): seconds", fontsize=10)
-        row[1].set_title(f"peak RSS (GB); streaming limit {res['memory_limit']}", fontsize=10)
+        row[1].axvline(parse_size(res["memory_limit"]) / 1e9, color="C3", lw=1, ls="--")
+        row[1].set_title(f"peak RSS, GB of 10^9 bytes (dashed: limit {res['memory_limit']})",
+                         fontsize=10)
         missing = [f"{LABELS.get(k, k)}: {r.get('status')}" for k, r in sr["runs"].items()
                    if r.get("status") != "ok"]
         if missing:
