@@ -34,10 +34,11 @@ lint: $(STAMP)
 # Two pytest-xdist workers (the Dask cluster's tests all in one of them: tests/conftest.py);
 # on a cold Numba cache (a fresh clone) two processes first compile sh.prepare's paths, half
 # each (tests/early.py). Measured on a fresh clone with uv's and pip's caches empty, two
-# cores (.ci/run, 2026-12-03): 4:07 and 4:49 (CPU 462 and 540 s: the machine's noise),
+# cores (.ci/run, 2026-12-03): 4:07, 4:20 and 4:49 (CPU 462-540 s: the machine's noise),
 # against 4:47-5:22 before the install stopped compiling all bytecode and the OpenMP
-# threads stopped spinning (tests/conftest.py), and 5:27 in one process. `make test PYTEST_WORKERS=` runs one pytest process (its signal tests'
-# latencies then do not include another worker's load).
+# threads stopped spinning (tests/conftest.py), and 5:27 in one process.
+# `make test PYTEST_WORKERS=` runs one pytest process (its signal tests' latencies then do
+# not include another worker's load).
 PYTEST_WORKERS ?= -n 2 --dist loadgroup
 # Numba's OpenMP threads sleep between kernels instead of spinning, as the test processes
 # and the docs build share two cores (tests/conftest.py)
