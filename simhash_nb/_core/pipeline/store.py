@@ -315,11 +315,20 @@ class ShingleStore:
         # a document's blocks count the longest prefix any partner may need
         most = (longest_prefix(na, threshold), longest_prefix(nb, threshold))
         for s in self._blocks(i, j, other, most):
-            indptr, hashes, li, lj = self._local(i[s], j[s], None if other is self else other,
-                                                 (la[s], lb[s]))
-            with deferred_interrupt():  # J of the prefixes > 0 exactly when they share a hash
-                _jk.pair_similarities_above(indptr, hashes, li, lj, _ANY_SHARED, sims[s])
+            # J of the prefixes > 0 exactly when they share a hash
+            self._block_similarities(i[s], j[s], _ANY_SHARED, sims[s],
+                                     None if other is self else other, (la[s], lb[s]))
         return sims > 0.0
+
+    def _block_similarities(self, i, j, threshold: float, out: np.ndarray,
+                            other: ShingleStore | None = None, lengths=None) -> None:
+        """``pair_similarities_above`` of one block of pairs into ``out``, their documents
+        read here (:meth:`_local`) and freed when it returns: before the next block is
+        read, not beside it (:attr:`MemoryBudget.verify_bytes` is one block; a loop
+        variable holding it would keep two: 0.85 to 1.0 GB at 2M documents and 1GB)."""
+        indptr, hashes, li, lj = self._local(i, j, other, lengths)
+        with deferred_interrupt():  # see deferred_interrupt
+            _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, out)
 
     def similarities(self, i: np.ndarray, j: np.ndarray, threshold: float) -> np.ndarray:
         """Exact Jaccard similarity of each pair ``(i, j)``; pairs below ``threshold``
@@ -346,9 +355,7 @@ class ShingleStore:
         """:meth:`similarities` of spilled pairs, their documents read a block at a time."""
         sims = np.empty(i.shape[0], dtype=np.float64)
         for s in self._blocks(i, j):
-            indptr, hashes, li, lj = self._local(i[s], j[s])
-            with deferred_interrupt():  # see deferred_interrupt
-                _jk.pair_similarities_above(indptr, hashes, li, lj, threshold, sims[s])
+            self._block_similarities(i[s], j[s], threshold, sims[s])
         return sims
 
     def _across_parts(self, i, j, threshold: float, out: np.ndarray) -> np.ndarray:
@@ -381,13 +388,18 @@ class ShingleStore:
     def _similarities_with(self, other: ShingleStore, i, j, threshold: float) -> np.ndarray:
         out = np.empty(i.shape[0], dtype=np.float64)
         for s in self._blocks(i, j, other):
-            offs_a, hash_a, pi, ri = self._as_parts(i[s])
-            offs_b, hash_b, pj, rj = other._as_parts(j[s])
-            with deferred_interrupt():  # boxing the typed lists must finish
-                parts_similarities_above(typed_parts(offs_a + offs_b),
-                                         typed_parts(hash_a + hash_b), pi, ri,
-                                         pj + len(offs_a), rj, threshold, out[s])
+            self._block_with(other, i[s], j[s], threshold, out[s])
         return out
+
+    def _block_with(self, other: ShingleStore, i, j, threshold: float,
+                    out: np.ndarray) -> None:
+        """One block of :meth:`_similarities_with` into ``out``; its documents freed when
+        it returns (see :meth:`_block_similarities`)."""
+        offs_a, hash_a, pi, ri = self._as_parts(i)
+        offs_b, hash_b, pj, rj = other._as_parts(j)
+        with deferred_interrupt():  # boxing the typed lists must finish
+            parts_similarities_above(typed_parts(offs_a + offs_b), typed_parts(hash_a + hash_b),
+                                     pi, ri, pj + len(offs_a), rj, threshold, out)
 
     def _as_parts(self, docs: np.ndarray):
         """``(offsets list, hashes list, part, row)`` naming documents ``docs`` in CSR
